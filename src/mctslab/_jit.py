@@ -1,0 +1,73 @@
+"""Shared pieces for numba-compiled code: the kernel signatures and an explicit RNG.
+
+Every game kernel works on one representation: the whole game state is a
+C-contiguous ``int64`` array (parameters in a small header, then the position).
+Kernel functions are compiled eagerly with the fixed signatures below so that
+the compiled search loop can take them as first-class functions; a loop typed
+on these signatures is cached on disk once and reused for every game.
+
+Randomness is explicit: a generator is a ``uint64`` array of length 1 holding
+a SplitMix64 state (Steele, Lea & Flood, "Fast splittable pseudorandom number
+generators", OOPSLA 2014). Nothing here touches a global RNG.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+STATE = types.int64[::1]
+MOVES = types.int64[::1]
+RETURNS = types.float64[::1]
+RNG = types.uint64[::1]
+
+#: ``legal_moves(state, out) -> count``: writes the legal move ids into ``out``.
+LEGAL_MOVES_SIG = types.int64(STATE, MOVES)
+#: ``apply(state, move)``: plays ``move`` in place, unchecked.
+APPLY_SIG = types.void(STATE, types.int64)
+#: ``is_terminal(state) -> bool``.
+IS_TERMINAL_SIG = types.boolean(STATE)
+#: ``returns(state, out)``: writes one value per player into ``out``.
+RETURNS_SIG = types.void(STATE, RETURNS)
+#: ``current_player(state) -> player``.
+CURRENT_PLAYER_SIG = types.int64(STATE)
+#: ``rollout(state, rng)``: plays uniformly random legal moves to the end, in place.
+ROLLOUT_SIG = types.void(STATE, RNG)
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_U30 = np.uint64(30)
+_U27 = np.uint64(27)
+_U31 = np.uint64(31)
+_U32 = np.uint64(32)
+_U11 = np.uint64(11)
+
+
+def new_rng(seed: int | None) -> np.ndarray:
+    """A generator state for compiled code, from ``seed`` (fresh entropy when None)."""
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy) & 0xFFFFFFFFFFFFFFFF  # type: ignore[arg-type]
+    return np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
+
+
+@njit(types.uint64(RNG), cache=True)
+def next_u64(rng: np.ndarray) -> int:
+    """Next 64 random bits (SplitMix64)."""
+    rng[0] += _GOLDEN
+    z = rng[0]
+    z = (z ^ (z >> _U30)) * _MIX1
+    z = (z ^ (z >> _U27)) * _MIX2
+    return z ^ (z >> _U31)  # type: ignore[no-any-return]
+
+
+@njit(types.int64(RNG, types.int64), cache=True)
+def randint(rng: np.ndarray, n: int) -> int:
+    """Uniform integer in ``[0, n)`` for ``0 < n < 2**32`` (Lemire's multiply-shift)."""
+    return np.int64(((next_u64(rng) >> _U32) * np.uint64(n)) >> _U32)  # type: ignore[no-any-return]
+
+
+@njit(types.float64(RNG), cache=True)
+def uniform(rng: np.ndarray) -> float:
+    """Uniform float in ``[0, 1)`` with 53 random bits."""
+    return float(next_u64(rng) >> _U11) * (1.0 / 9007199254740992.0)

@@ -1,0 +1,71 @@
+"""Parameter checks with one message form, used at construction everywhere.
+
+"The 'c' parameter of MCTS must be a float > 0. Got -1 instead."
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+
+def _fail(name: str, owner: str, requirement: str, value: Any) -> ValueError:
+    return ValueError(
+        f"The {name!r} parameter of {owner} must be {requirement}. Got {value!r} instead."
+    )
+
+
+def check_int(
+    value: Any, name: str, owner: str, *, low: int | None = None, high: int | None = None
+) -> int:
+    """Return ``value`` if it is an int within ``[low, high]``; raise ValueError otherwise."""
+    requirement = "an int" + _bounds(low, high)
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise _fail(name, owner, requirement, value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise _fail(name, owner, requirement, value)
+    return int(value)
+
+
+def check_float(
+    value: Any,
+    name: str,
+    owner: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_inclusive: bool = False,
+) -> float:
+    """Return ``value`` as a float if finite and within bounds; raise ValueError otherwise."""
+    if low is not None and high is None:
+        requirement = f"a float {'>=' if low_inclusive else '>'} {low:g}"
+    elif low is not None and high is not None:
+        requirement = f"a float in [{low:g}, {high:g}]"
+    else:
+        requirement = "a float"
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        raise _fail(name, owner, requirement, value)
+    number = float(value)
+    too_low = low is not None and (number < low or (number == low and not low_inclusive))
+    if not math.isfinite(number) or too_low or (high is not None and number > high):
+        raise _fail(name, owner, requirement, value)
+    return number
+
+
+def check_choice(value: Any, name: str, owner: str, choices: tuple[str, ...]) -> str:
+    """Return ``value`` if it is one of ``choices``; raise ValueError otherwise."""
+    if value not in choices:
+        raise _fail(name, owner, "one of " + ", ".join(repr(c) for c in choices), value)
+    return str(value)
+
+
+def _bounds(low: int | None, high: int | None) -> str:
+    if low is not None and high is not None:
+        return f" in [{low}, {high}]"
+    if low is not None:
+        return f" >= {low}"
+    if high is not None:
+        return f" <= {high}"
+    return ""

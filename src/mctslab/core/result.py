@@ -1,0 +1,61 @@
+"""What a search returns, the same for every engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+StopReason = str  # "iterations", "seconds", "nodes", "memory", "stopped", "proven", "terminal"
+
+
+@dataclass(frozen=True)
+class MoveStats:
+    """Statistics of one root move; ``value`` is the mean reward in [0, 1] for the mover."""
+
+    move: int
+    notation: str
+    visits: int
+    value: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"move": self.notation, "id": self.move, "visits": self.visits, "value": self.value}
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The outcome of one search.
+
+    ``moves`` holds every expanded root move, most visited first; ``value`` is
+    the estimate, in [0, 1], for the player to move at the root (their win rate
+    in two-player games, the expected reward in single-player ones).
+    """
+
+    best_move: int
+    best_notation: str
+    moves: tuple[MoveStats, ...]
+    pv: tuple[int, ...]
+    pv_notation: tuple[str, ...]
+    value: float
+    simulations: int
+    nodes: int
+    seconds: float
+    stopped_by: StopReason
+    engine: str
+
+    @property
+    def sims_per_second(self) -> float:
+        return self.simulations / self.seconds if self.seconds > 0 else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "best_move": self.best_notation,
+            "value": self.value,
+            "moves": [m.to_dict() for m in self.moves],
+            "pv": list(self.pv_notation),
+            "simulations": self.simulations,
+            "nodes": self.nodes,
+            "seconds": self.seconds,
+            "sims_per_second": self.sims_per_second,
+            "stopped_by": self.stopped_by,
+            "engine": self.engine,
+        }

@@ -1,0 +1,237 @@
+"""The game protocol: a spec of static facts, a compiled kernel, and the State wrapper.
+
+A game's rules are written once, as numba functions over an ``int64`` state
+array (see :mod:`mctslab._jit`). :class:`State` wraps such an array with the
+checked, user-facing protocol; search engines use the unchecked ``apply``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NamedTuple, Self
+
+import numpy as np
+
+from mctslab._jit import new_rng
+
+
+class IllegalMoveError(ValueError):
+    """A well-formed move that is not legal in the position."""
+
+
+class InvalidMoveError(ValueError):
+    """Text that does not name a move in the game's notation."""
+
+
+class GameOverError(ValueError):
+    """A move was asked of a finished game."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: ``winner`` is a player index, or None for a draw."""
+
+    winner: int | None
+    reason: str
+    returns: tuple[float, ...]
+
+    @property
+    def is_draw(self) -> bool:
+        return self.winner is None
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Static facts about a game with its parameters."""
+
+    name: str
+    num_players: int
+    #: Move ids are integers in ``range(num_actions)``.
+    num_actions: int
+    #: An upper bound on the number of moves in any game.
+    max_game_length: int
+    min_return: float
+    max_return: float
+    zero_sum: bool
+    #: Names of the players, in index order.
+    player_names: tuple[str, ...]
+    #: ``(rows, columns)`` for board games, None otherwise.
+    board_shape: tuple[int, int] | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Kernel(NamedTuple):
+    """A game's compiled rules; every function has the signature in :mod:`mctslab._jit`."""
+
+    legal_moves: Any
+    apply: Any
+    is_terminal: Any
+    returns: Any
+    current_player: Any
+    rollout: Any
+
+
+class State:
+    """A game position. Subclasses give the kernel, the notation and the rendering.
+
+    ``apply`` is unchecked (for search); ``play`` and ``parse_move`` check their
+    input and raise :class:`IllegalMoveError` / :class:`InvalidMoveError`.
+    """
+
+    kernel: ClassVar[Kernel]
+    #: Header fields that record history (the last move) rather than the position.
+    history_fields: ClassVar[tuple[int, ...]] = ()
+    __slots__ = ("_data", "spec")
+
+    def __init__(self, spec: GameSpec, data: np.ndarray) -> None:
+        self.spec = spec
+        self._data = data
+
+    # -- the protocol -------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        """Index of the player to move (meaningless once the game is over)."""
+        return int(self.kernel.current_player(self._data))
+
+    def legal_moves(self) -> list[int]:
+        """The legal move ids; empty when the game is over."""
+        out = np.empty(self.spec.num_actions, dtype=np.int64)
+        count = self.kernel.legal_moves(self._data, out)
+        return out[:count].tolist()  # type: ignore[no-any-return]
+
+    def apply(self, move: int) -> None:
+        """Play ``move`` in place without checking it (the fast path for search)."""
+        self.kernel.apply(self._data, move)
+
+    def play(self, move: int | str) -> None:
+        """Play ``move`` (an id or the game's notation) in place, checking it first."""
+        if self.is_terminal():
+            raise GameOverError(f"The game is over; no move can be played.\n{self}")
+        if isinstance(move, str):
+            move_id = self.parse_move(move)
+        else:
+            move_id = int(move)
+            if move_id not in self.legal_moves():
+                raise IllegalMoveError(
+                    f"Move {move!r} is not legal for {self._player_name()} in this position; "
+                    f"legal moves: {self._legal_summary()}\n{self}"
+                )
+        self.apply(move_id)
+
+    def is_terminal(self) -> bool:
+        return bool(self.kernel.is_terminal(self._data))
+
+    def returns(self) -> tuple[float, ...]:
+        """One value per player; in ``[spec.min_return, spec.max_return]``."""
+        out = np.zeros(self.spec.num_players, dtype=np.float64)
+        self.kernel.returns(self._data, out)
+        return tuple(float(x) for x in out)
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or None while it goes on."""
+        if not self.is_terminal():
+            return None
+        values = self.returns()
+        winner: int | None = None
+        if self.spec.num_players > 1:
+            best = max(values)
+            if values.count(best) == 1:
+                winner = values.index(best)
+        return Outcome(winner=winner, reason=self._end_reason(winner), returns=values)
+
+    def clone(self) -> Self:
+        return type(self)(self.spec, self._data.copy())
+
+    def parse_move(self, text: str) -> int:
+        """The move id for ``text``; raises InvalidMoveError or IllegalMoveError."""
+        if not isinstance(text, str):
+            raise InvalidMoveError(f"A move must be given as text; got {text!r}.")
+        cleaned = text.strip().lower()
+        move = self._parse_notation(cleaned)
+        if move is None:
+            raise InvalidMoveError(
+                f"{text!r} is not a move in {self.spec.name} notation ({self.notation_help()})."
+            )
+        if move not in self.legal_moves():
+            if self.is_terminal():
+                raise GameOverError(f"The game is over; {text!r} cannot be played.\n{self}")
+            raise IllegalMoveError(
+                f"{text!r} is not legal for {self._player_name()} in this position; "
+                f"legal moves: {self._legal_summary()}\n{self}"
+            )
+        return move
+
+    def move_to_str(self, move: int) -> str:
+        """The game's notation for ``move``."""
+        return self._format_move(int(move))
+
+    def random_playout(self, seed: int | None = None) -> None:
+        """Play uniformly random moves to the end of the game, in place (compiled)."""
+        self.kernel.rollout(self._data, new_rng(seed))
+
+    # -- values, hashing, pickling --------------------------------------------
+    @property
+    def data(self) -> np.ndarray:
+        """A read-only view of the kernel's state array."""
+        view = self._data.view()
+        view.flags.writeable = False
+        return view
+
+    def position_key(self) -> bytes:
+        """Bytes that identify the position (history fields such as the last move left out)."""
+        if not self.history_fields:
+            return self._data.tobytes()
+        masked = self._data.copy()
+        masked[list(self.history_fields)] = 0
+        return masked.tobytes()
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is type(self)
+            and isinstance(other, State)
+            and np.array_equal(self._data, other._data)
+        )
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._data.tobytes()))
+
+    def __getstate__(self) -> tuple[GameSpec, np.ndarray]:
+        return (self.spec, self._data)
+
+    def __setstate__(self, state: tuple[GameSpec, np.ndarray]) -> None:
+        self.spec, self._data = state
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec.name} to move: {self._player_name()}>"
+
+    # -- what each game supplies ---------------------------------------------
+    def _parse_notation(self, text: str) -> int | None:
+        """The move id for lower-cased, stripped ``text``, or None if malformed."""
+        raise NotImplementedError
+
+    def _format_move(self, move: int) -> str:
+        raise NotImplementedError
+
+    def notation_help(self) -> str:
+        """One line telling a person how to write a move."""
+        raise NotImplementedError
+
+    def _end_reason(self, winner: int | None) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        raise NotImplementedError
+
+    # -- helpers ----------------------------------------------------------------
+    def _player_name(self) -> str:
+        if self.is_terminal():
+            return "nobody (game over)"
+        return self.spec.player_names[self.current_player]
+
+    def _legal_summary(self, limit: int = 12) -> str:
+        moves = [self.move_to_str(m) for m in self.legal_moves()]
+        if not moves:
+            return "none"
+        shown = " ".join(moves[:limit])
+        return shown + (f" ... ({len(moves)} in all)" if len(moves) > limit else "")

@@ -1,0 +1,39 @@
+"""The string registry of games: ``make("gomoku", size=15)`` and ``available_games()``."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any
+
+from mctslab.games._base import State
+
+_GAMES: dict[str, str] = {
+    "numbers": "mctslab.games.numbers",
+    "countdown": "mctslab.games.countdown",
+    "gomoku": "mctslab.games.gomoku",
+    "othello": "mctslab.games.othello",
+    "connect4": "mctslab.games.connect4",
+    "tictactoe": "mctslab.games.tictactoe",
+}
+
+
+def available_games() -> list[str]:
+    """Names accepted by :func:`make`, in a stable order."""
+    return list(_GAMES)
+
+
+def make(name: str, **params: Any) -> State:
+    """A new game in its start position, e.g. ``make("gomoku", size=8, k=5)``."""
+    if name not in _GAMES:
+        raise ValueError(f"Unknown game {name!r}; available games: {', '.join(available_games())}.")
+    factory = importlib.import_module(_GAMES[name]).make
+    accepted = list(inspect.signature(factory).parameters)
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise ValueError(
+            f"Unknown parameter(s) {', '.join(map(repr, unknown))} for game {name!r}; "
+            f"accepted: {', '.join(accepted) if accepted else 'none'}."
+        )
+    state: State = factory(**params)
+    return state

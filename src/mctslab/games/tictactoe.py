@@ -1,0 +1,145 @@
+"""Tic-tac-toe on 3x3. Notation: column letter and row number from the bottom ("b2")."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mctslab._jit import (
+    APPLY_SIG,
+    CURRENT_PLAYER_SIG,
+    IS_TERMINAL_SIG,
+    LEGAL_MOVES_SIG,
+    RETURNS_SIG,
+    ROLLOUT_SIG,
+    randint,
+)
+from mctslab.games._base import GameSpec, Kernel, State
+from mctslab.games._board import parse_letter_number, render_grid
+
+# State layout: header then 9 cells (0 empty, 1 X = player 0, 2 O = player 1),
+# cell index = row * 3 + column with row 0 at the top.
+TO_MOVE, PLY, STATUS, LAST, CELLS = 0, 1, 2, 3, 4
+ONGOING, DRAW = -1, 2  # STATUS otherwise holds the winner's index
+STATE_SIZE = CELLS + 9
+
+_LINES = np.array(
+    [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]],
+    dtype=np.int64,
+)
+
+
+@njit(LEGAL_MOVES_SIG, cache=True)
+def legal_moves(state: np.ndarray, out: np.ndarray) -> int:
+    if state[STATUS] != ONGOING:
+        return 0
+    count = 0
+    for cell in range(9):
+        if state[CELLS + cell] == 0:
+            out[count] = cell
+            count += 1
+    return count
+
+
+@njit(APPLY_SIG, cache=True)
+def apply(state: np.ndarray, move: int) -> None:
+    player = state[TO_MOVE]
+    state[CELLS + move] = player + 1
+    state[PLY] += 1
+    state[LAST] = move
+    state[TO_MOVE] = 1 - player
+    for line in range(8):
+        if (
+            state[CELLS + _LINES[line, 0]] == player + 1
+            and state[CELLS + _LINES[line, 1]] == player + 1
+            and state[CELLS + _LINES[line, 2]] == player + 1
+        ):
+            state[STATUS] = player
+            return
+    if state[PLY] == 9:
+        state[STATUS] = DRAW
+
+
+@njit(IS_TERMINAL_SIG, cache=True)
+def is_terminal(state: np.ndarray) -> bool:
+    return state[STATUS] != ONGOING
+
+
+@njit(RETURNS_SIG, cache=True)
+def returns(state: np.ndarray, out: np.ndarray) -> None:
+    out[0] = 0.0
+    out[1] = 0.0
+    if state[STATUS] == 0 or state[STATUS] == 1:
+        out[state[STATUS]] = 1.0
+        out[1 - state[STATUS]] = -1.0
+
+
+@njit(CURRENT_PLAYER_SIG, cache=True)
+def current_player(state: np.ndarray) -> int:
+    return state[TO_MOVE]  # type: ignore[no-any-return]
+
+
+@njit(ROLLOUT_SIG, cache=True)
+def rollout(state: np.ndarray, rng: np.ndarray) -> None:
+    moves = np.empty(9, dtype=np.int64)
+    while state[STATUS] == ONGOING:
+        count = legal_moves(state, moves)
+        apply(state, moves[randint(rng, count)])
+
+
+KERNEL = Kernel(legal_moves, apply, is_terminal, returns, current_player, rollout)
+_SYMBOLS = ".XO"
+
+
+class TicTacToeState(State):
+    kernel = KERNEL
+    history_fields = (LAST,)
+    __slots__ = ()
+
+    def _parse_notation(self, text: str) -> int | None:
+        parsed = parse_letter_number(text)
+        if parsed is None:
+            return None
+        column, number = parsed
+        if not (0 <= column < 3 and 1 <= number <= 3):
+            return None
+        return (3 - number) * 3 + column
+
+    def _format_move(self, move: int) -> str:
+        row, column = divmod(move, 3)
+        return f"{'abc'[column]}{3 - row}"
+
+    def notation_help(self) -> str:
+        return "column a-c then row 1-3 counted from the bottom, e.g. b2"
+
+    def _end_reason(self, winner: int | None) -> str:
+        return "three in a row" if winner is not None else "board full"
+
+    def __str__(self) -> str:
+        cells = self._data[CELLS:]
+        rows = [[_SYMBOLS[cells[r * 3 + c]] for c in range(3)] for r in range(3)]
+        last = int(self._data[LAST])
+        return render_grid(
+            rows,
+            row_labels=[str(3 - r) for r in range(3)],
+            last=divmod(last, 3) if last >= 0 else None,
+        )
+
+
+def make() -> TicTacToeState:
+    """A new game of tic-tac-toe; X (player 0) moves first."""
+    spec = GameSpec(
+        name="tictactoe",
+        num_players=2,
+        num_actions=9,
+        max_game_length=9,
+        min_return=-1.0,
+        max_return=1.0,
+        zero_sum=True,
+        player_names=("X", "O"),
+        board_shape=(3, 3),
+    )
+    data = np.zeros(STATE_SIZE, dtype=np.int64)
+    data[STATUS] = ONGOING
+    data[LAST] = -1
+    return TicTacToeState(spec, data)
