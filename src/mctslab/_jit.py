@@ -58,13 +58,13 @@ def next_u64(rng: np.ndarray) -> int:
     z = rng[0]
     z = (z ^ (z >> _U30)) * _MIX1
     z = (z ^ (z >> _U27)) * _MIX2
-    return z ^ (z >> _U31)  # type: ignore[no-any-return]
+    return z ^ (z >> _U31)
 
 
 @njit(types.int64(RNG, types.int64), cache=True)
 def randint(rng: np.ndarray, n: int) -> int:
     """Uniform integer in ``[0, n)`` for ``0 < n < 2**32`` (Lemire's multiply-shift)."""
-    return np.int64(((next_u64(rng) >> _U32) * np.uint64(n)) >> _U32)  # type: ignore[no-any-return]
+    return int(((next_u64(rng) >> _U32) * np.uint64(n)) >> _U32)
 
 
 @njit(types.float64(RNG), cache=True)

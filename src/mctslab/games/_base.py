@@ -98,7 +98,7 @@ class State:
         """The legal move ids; empty when the game is over."""
         out = np.empty(self.spec.num_actions, dtype=np.int64)
         count = self.kernel.legal_moves(self._data, out)
-        return out[:count].tolist()  # type: ignore[no-any-return]
+        return out[:count].tolist()
 
     def apply(self, move: int) -> None:
         """Play ``move`` in place without checking it (the fast path for search)."""

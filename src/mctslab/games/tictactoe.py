@@ -76,7 +76,7 @@ def returns(state: np.ndarray, out: np.ndarray) -> None:
 
 @njit(CURRENT_PLAYER_SIG, cache=True)
 def current_player(state: np.ndarray) -> int:
-    return state[TO_MOVE]  # type: ignore[no-any-return]
+    return state[TO_MOVE]
 
 
 @njit(ROLLOUT_SIG, cache=True)
