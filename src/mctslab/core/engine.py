@@ -1,0 +1,41 @@
+"""The interface every search engine offers (generic and compiled alike)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Protocol
+
+from mctslab.core.config import Budget
+from mctslab.core.result import SearchResult
+from mctslab.games._base import State
+
+#: Called now and then during a search with the statistics so far.
+Progress = Callable[[SearchResult], None]
+
+
+class Engine(Protocol):
+    """A search engine.
+
+    ``search`` is anytime: it stops at the first budget limit reached, when
+    ``stop`` is set, or on KeyboardInterrupt, and returns the best move so
+    far. With ``reuse_tree`` the engine keeps its tree: ``advance(move)``
+    re-roots it at the child for ``move``, and a later ``search`` from that
+    same position starts from the kept subtree (any other position starts a
+    fresh tree).
+    """
+
+    name: str
+
+    def search(
+        self,
+        state: State,
+        budget: Budget | None = None,
+        *,
+        progress: Progress | None = None,
+        stop: threading.Event | None = None,
+    ) -> SearchResult: ...
+
+    def advance(self, move: int) -> None: ...
+
+    def reset(self) -> None: ...
