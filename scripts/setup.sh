@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Set up mctslab on a fresh machine: a virtualenv in .venv with the package installed.
+#   scripts/setup.sh          the package and its command-line tool
+#   scripts/setup.sh --dev    also the test tools, and the system programs the tests use
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+extras=""
+if [[ "${1:-}" == "--dev" ]]; then
+    extras="[dev]"
+    # graphviz's `dot` renders search trees to SVG/PNG (Debian package).
+    if ! command -v dot >/dev/null 2>&1; then
+        if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+            apt-get update -qq && apt-get install -y -qq graphviz >/dev/null
+        else
+            echo "note: graphviz's 'dot' is not installed; tree SVG tests will be skipped" >&2
+        fi
+    fi
+fi
+
+[[ -x .venv/bin/python ]] || python3 -m venv .venv
+.venv/bin/pip install -q --upgrade pip
+.venv/bin/pip install -q -e ".${extras}"

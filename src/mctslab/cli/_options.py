@@ -1,0 +1,96 @@
+"""Options shared by several commands, and the helpers that turn them into objects."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+
+from mctslab.core.config import Budget, SearchConfig
+from mctslab.games import State, available_games, make
+from mctslab.players.mcts import ENGINES, MCTSPlayer
+
+console = Console(highlight=False)
+error_console = Console(stderr=True, highlight=False)
+
+GameName = Annotated[
+    str, typer.Argument(help=f"The game: {', '.join(available_games())}.", show_default=False)
+]
+Size = Annotated[int | None, typer.Option(help="Board size, both sides (gomoku: 5-19).")]
+Width = Annotated[int | None, typer.Option(help="Board width (gomoku).")]
+Height = Annotated[int | None, typer.Option(help="Board height (gomoku).")]
+K = Annotated[int | None, typer.Option("--k", help="Stones in a row to win (gomoku).")]
+Start = Annotated[int | None, typer.Option(help="Starting number (countdown).")]
+Iterations = Annotated[
+    int | None, typer.Option(help="Simulations per search (default when no --seconds: 10000).")
+]
+Seconds = Annotated[float | None, typer.Option(help="Thinking time per search, in seconds.")]
+Engine = Annotated[
+    str, typer.Option(help=f"Search engine: {' or '.join(ENGINES)} (the generic reference).")
+]
+Workers = Annotated[int, typer.Option(help="Processes searching in parallel (compiled engine).")]
+Seed = Annotated[int | None, typer.Option(help="Random seed, for reproducible searches.")]
+Exploration = Annotated[
+    float | None, typer.Option("--c", help="UCT exploration constant (default sqrt(2)).")
+]
+Json = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+
+
+def fail(message: str) -> NoReturn:
+    """Print ``message`` as an error and exit with status 2."""
+    error_console.print(f"[bold red]Error:[/] {message}")
+    raise typer.Exit(2)
+
+
+def new_state(
+    game: str,
+    *,
+    size: int | None = None,
+    width: int | None = None,
+    height: int | None = None,
+    k: int | None = None,
+    start: int | None = None,
+) -> State:
+    """The start position of ``game`` with the options given on the command line."""
+    given = {"size": size, "width": width, "height": height, "k": k, "start": start}
+    params: dict[str, Any] = {name: value for name, value in given.items() if value is not None}
+    try:
+        return make(game, **params)
+    except ValueError as error:
+        fail(str(error))
+
+
+def play_moves(state: State, moves: str | None) -> State:
+    """``state`` after the space- or comma-separated ``moves`` (each checked)."""
+    for index, text in enumerate((moves or "").replace(",", " ").split(), start=1):
+        try:
+            state.play(text)
+        except ValueError as error:
+            fail(f"move {index} of --moves: {error}")
+    return state
+
+
+def budget(iterations: int | None, seconds: float | None) -> Budget:
+    try:
+        return Budget(iterations=iterations, seconds=seconds).effective()
+    except ValueError as error:
+        fail(str(error))
+
+
+def search_config(seed: int | None, c: float | None, **options: Any) -> SearchConfig:
+    try:
+        if c is not None:
+            options["c"] = c
+        return SearchConfig(seed=seed, **options)
+    except ValueError as error:
+        fail(str(error))
+
+
+def mcts_player(
+    engine: str, config: SearchConfig, search_budget: Budget, workers: int
+) -> MCTSPlayer:
+    try:
+        return MCTSPlayer(engine, config, search_budget, workers=workers)
+    except ValueError as error:
+        fail(str(error))

@@ -1,0 +1,74 @@
+"""`mctslab analyze`: the top moves of a position."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from mctslab.cli import _options as opt
+from mctslab.cli._thinking import Thinking
+from mctslab.core.result import SearchResult
+
+
+def analyze(
+    game: opt.GameName,
+    moves: Annotated[str | None, typer.Option(help='Moves played so far, e.g. "h8 i9 h9".')] = None,
+    size: opt.Size = None,
+    width: opt.Width = None,
+    height: opt.Height = None,
+    k: opt.K = None,
+    start: opt.Start = None,
+    iterations: opt.Iterations = None,
+    seconds: opt.Seconds = None,
+    top: Annotated[int, typer.Option(help="How many moves to list.")] = 10,
+    engine: opt.Engine = "compiled",
+    workers: opt.Workers = 1,
+    seed: opt.Seed = None,
+    c: opt.Exploration = None,
+    as_json: opt.Json = False,
+) -> None:
+    """Search a position and list the top moves with visits, value and principal variation."""
+    state = opt.new_state(game, size=size, width=width, height=height, k=k, start=start)
+    opt.play_moves(state, moves)
+    if state.is_terminal():
+        opt.fail(f"the game is already over ({state.outcome()}); there is nothing to analyse.")
+    player = opt.mcts_player(
+        engine, opt.search_config(seed, c), opt.budget(iterations, seconds), workers
+    )
+    try:
+        if as_json:
+            result = player.analyse(state)
+        else:
+            opt.console.print(state)
+            with Thinking(opt.error_console, "mctslab") as thinking:
+                result = player.analyse(state, progress=thinking)
+    finally:
+        player.close()
+    if as_json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        opt.console.print(_table(result, state.spec.player_names[state.current_player], top))
+
+
+def _table(result: SearchResult, to_move: str, top: int) -> Table:
+    table = Table(
+        title=(
+            f"{to_move} to move: best {result.best_notation}, value {result.value:.1%}  "
+            f"({result.simulations:,} simulations in {result.seconds:.2f} s, "
+            f"{result.sims_per_second:,.0f}/s, {result.engine} engine)"
+        ),
+        caption="principal variation: " + " ".join(result.pv_notation),
+    )
+    table.add_column("move")
+    table.add_column("visits", justify="right")
+    table.add_column("share", justify="right")
+    table.add_column("value", justify="right")
+    total = sum(m.visits for m in result.moves) or 1
+    for stats in result.moves[:top]:
+        table.add_row(
+            stats.notation, f"{stats.visits:,}", f"{stats.visits / total:.1%}", f"{stats.value:.1%}"
+        )
+    return table

@@ -1,0 +1,191 @@
+"""`mctslab play`: a person against the AI in the terminal (or the AI against itself)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from mctslab.cli import _options as opt
+from mctslab.cli._thinking import Thinking
+from mctslab.games import State
+from mctslab.players.mcts import MCTSPlayer
+
+HELP = (
+    "Type a move ({notation}), or a command: "
+    "undo (take back your last move), hint (ask the AI), moves (list legal moves), quit."
+)
+
+
+def play(
+    game: opt.GameName,
+    size: opt.Size = None,
+    width: opt.Width = None,
+    height: opt.Height = None,
+    k: opt.K = None,
+    start: opt.Start = None,
+    ai_first: Annotated[bool, typer.Option(help="The AI moves first.")] = False,
+    ai_vs_ai: Annotated[bool, typer.Option(help="The AI plays both sides.")] = False,
+    moves: Annotated[
+        str | None, typer.Option(help='Start after these moves, e.g. "h8 i9".')
+    ] = None,
+    iterations: opt.Iterations = None,
+    seconds: opt.Seconds = None,
+    engine: opt.Engine = "compiled",
+    workers: opt.Workers = 1,
+    seed: opt.Seed = None,
+    c: opt.Exploration = None,
+) -> None:
+    """Play a two-player game against the AI in the terminal.
+
+    Without a terminal to read moves from (or with --ai-vs-ai) the AI plays both sides.
+    """
+    state = opt.play_moves(
+        opt.new_state(game, size=size, width=width, height=height, k=k, start=start), moves
+    )
+    if state.spec.num_players != 2:
+        opt.fail(f"{game} is not a two-player game; try `mctslab {game} --help`.")
+    if not ai_vs_ai and not sys.stdin.isatty():
+        opt.console.print("No terminal to read moves from: the AI plays both sides.")
+        ai_vs_ai = True
+    ai = opt.mcts_player(
+        engine, opt.search_config(seed, c), opt.budget(iterations, seconds), workers
+    )
+    human = None if ai_vs_ai else (1 if ai_first else 0)
+    try:
+        _Game(state, ai, human).run()
+    finally:
+        ai.close()
+
+
+class _Game:
+    """One game in the terminal: the position, the moves so far, and whose side is whose."""
+
+    def __init__(self, state: State, ai: MCTSPlayer, human: int | None) -> None:
+        self.start = state.clone()
+        self.state = state
+        self.ai = ai
+        self.human = human
+        self.history: list[int] = []
+        self.ai_seconds = 0.0
+        self.ai_moves = 0
+
+    def run(self) -> None:
+        names = self.state.spec.player_names
+        if self.human is not None:
+            opt.console.print(
+                f"You play {names[self.human]}, the AI plays {names[1 - self.human]}. "
+                + HELP.format(notation=self.state.notation_help())
+            )
+        while not self.state.is_terminal():
+            self._show()
+            if self.state.current_player == self.human:
+                move = self._ask()
+                if move is None:
+                    opt.console.print("Game stopped.")
+                    break
+            else:
+                move = self._think()
+            self.state.apply(move)
+            self.history.append(move)
+            self.ai.observe(move)
+        self._summary()
+
+    def _show(self) -> None:
+        opt.console.print()
+        opt.console.print(Text(str(self.state)))
+        if self.history:
+            mover = self.state.spec.player_names[1 - self.state.current_player]
+            last = self._replay(self.history[:-1]).move_to_str(self.history[-1])
+            opt.console.print(f"Last move: {mover} {last}")
+        opt.console.print(f"{self.state.spec.player_names[self.state.current_player]} to move.")
+
+    def _think(self) -> int:
+        name = f"AI ({self.state.spec.player_names[self.state.current_player]})"
+        began = time.perf_counter()
+        with Thinking(opt.console, name) as thinking:
+            result = self.ai.analyse(self.state, progress=thinking)
+        self.ai_seconds += time.perf_counter() - began
+        self.ai_moves += 1
+        opt.console.print(
+            f"{name} plays {result.best_notation} "
+            f"(win-rate estimate {result.value:.0%}, {result.simulations:,} simulations, "
+            f"{result.sims_per_second:,.0f}/s)"
+        )
+        return result.best_move
+
+    def _ask(self) -> int | None:
+        """The person's next move; None when they quit. Bad input never ends the game."""
+        while True:
+            try:
+                text = opt.console.input("[bold]Your move:[/] ").strip()
+            except (EOFError, KeyboardInterrupt):
+                opt.console.print()
+                return None
+            command = text.lower()
+            if command in {"quit", "exit", "q"}:
+                return None
+            if command in {"help", "?", ""}:
+                opt.console.print(HELP.format(notation=self.state.notation_help()))
+            elif command == "moves":
+                moves = " ".join(self.state.move_to_str(m) for m in self.state.legal_moves())
+                opt.console.print(f"Legal moves: {moves}")
+            elif command == "hint":
+                result = self.ai.analyse(self.state)
+                best = ", ".join(f"{m.notation} ({m.value:.0%})" for m in result.moves[:3])
+                opt.console.print(f"The AI suggests {best}.")
+            elif command == "undo":
+                self._undo()
+            else:
+                try:
+                    return self.state.parse_move(text)
+                except ValueError as error:
+                    opt.console.print(f"[red]{str(error).splitlines()[0]}[/] Type help for help.")
+
+    def _undo(self) -> None:
+        """Take back moves until it is the person's turn again, one of their moves undone."""
+        kept = list(self.history)
+        while kept:
+            kept.pop()
+            if self._replay(kept).current_player == self.human:
+                break
+        if kept == self.history or self._replay(kept).current_player != self.human:
+            opt.console.print("There is no move of yours to take back.")
+            return
+        self.history = kept
+        self.state = self._replay(kept)
+        self.ai.reset()
+        self._show()
+
+    def _replay(self, moves: list[int]) -> State:
+        state = self.start.clone()
+        for move in moves:
+            state.apply(move)
+        return state
+
+    def _summary(self) -> None:
+        self._show()
+        outcome = self.state.outcome()
+        names = self.state.spec.player_names
+        if outcome is None:
+            verdict = "unfinished"
+        elif outcome.winner is None:
+            verdict = f"draw ({outcome.reason})"
+        else:
+            who = names[outcome.winner]
+            if self.human is not None:
+                who += " (you)" if outcome.winner == self.human else " (the AI)"
+            verdict = f"{who} wins ({outcome.reason})"
+        record = self._replay([])
+        notation = []
+        for move in self.history:
+            notation.append(record.move_to_str(move))
+            record.apply(move)
+        opt.console.print(f"Result: {verdict} after {len(self.history)} moves.")
+        opt.console.print(f"Moves: {' '.join(notation)}")
+        if self.ai_moves:
+            average = self.ai_seconds / self.ai_moves
+            opt.console.print(f"The AI thought {average:.2f} s a move on average.")

@@ -1,0 +1,67 @@
+"""Search tree -> DOT source, and SVG/PNG when graphviz's ``dot`` program is installed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from mctslab.core.tree_view import TreeView
+
+
+def tree_to_dot(view: TreeView, *, title: str = "") -> str:
+    """DOT source for ``view``: one box per node with move, visits and mean value.
+
+    Edges are drawn thicker for more visited children; a node whose children
+    were cut from the snapshot says how many it has.
+    """
+    try:
+        import graphviz
+    except ImportError as error:  # pragma: no cover - depends on the environment
+        raise RuntimeError(
+            "Drawing trees needs the graphviz package: pip install 'mctslab[viz]'"
+        ) from error
+    graph = graphviz.Digraph("search_tree", comment=title)
+    graph.attr(rankdir="TB", label=title, labelloc="t", fontname="Helvetica")
+    graph.attr("node", shape="box", style="rounded,filled", fontname="Helvetica", fontsize="10")
+    root_visits = max(view.visits, 1)
+    stack: list[tuple[str, TreeView]] = [("n0", view)]
+    next_id = 1
+    while stack:
+        name, node = stack.pop()
+        label = f"{node.move or 'root'}\\nvisits {node.visits}\\nvalue {node.value:.3f}"
+        hidden = node.expanded - len(node.children)
+        if hidden > 0:
+            label += f"\\n(+{hidden} more)"
+        shade = 95 - int(45 * node.visits / root_visits)
+        graph.node(name, label=label, fillcolor=f"0.6 0.35 {shade / 100:.2f}")
+        for child in node.children:
+            child_name = f"n{next_id}"
+            next_id += 1
+            width = 1 + 4 * child.visits / root_visits
+            graph.edge(name, child_name, penwidth=f"{width:.2f}")
+            stack.append((child_name, child))
+    return str(graph.source)
+
+
+def render_tree(view: TreeView, path: str | Path, *, title: str = "") -> list[Path]:
+    """Write the tree to ``path``; returns the files written.
+
+    The DOT source is always written (``path`` with suffix ``.dot``); when the
+    suffix asks for ``.svg``/``.png``/``.pdf`` and graphviz's ``dot`` program is
+    installed, that picture is written too. Without ``dot`` only the DOT file is
+    written, and the caller is told by the returned list.
+    """
+    target = Path(path)
+    source = tree_to_dot(view, title=title)
+    dot_file = target.with_suffix(".dot")
+    dot_file.write_text(source)
+    written = [dot_file]
+    image_format = target.suffix.lstrip(".").lower()
+    if image_format in {"svg", "png", "pdf"} and shutil.which("dot"):
+        import graphviz
+
+        graphviz.Source(source).render(
+            outfile=target, format=image_format, cleanup=True, quiet=True
+        )
+        written.append(target)
+    return written

@@ -1,0 +1,29 @@
+"""Lint and static types are part of the test command: ruff and mypy must be clean."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, check=False)
+
+
+def test_ruff_lint_is_clean() -> None:
+    result = _run(str(BIN / "ruff"), "check", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_is_clean() -> None:
+    result = _run(str(BIN / "ruff"), "format", "--check", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_is_clean() -> None:
+    result = _run(str(BIN / "mypy"))
+    assert result.returncode == 0, result.stdout + result.stderr
