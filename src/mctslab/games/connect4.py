@@ -1,0 +1,190 @@
+"""Connect Four on the standard 7 columns x 6 rows. Moves are columns "1".."7" (ids 0..6).
+
+Bitboards as in John Tromp's Fhourstones: bit ``7 * column + row`` (row 0 at the
+bottom), one empty guard bit on top of every column so that shifted copies never
+carry a line from one column into the next. Dropping a disc is one addition
+(``mask + bottom`` carries up to the first free cell) and the win test is four
+shift-and pairs, so the rollout costs a few instructions per move.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mctslab._jit import (
+    APPLY_SIG,
+    CURRENT_PLAYER_SIG,
+    IS_TERMINAL_SIG,
+    LEGAL_MOVES_SIG,
+    RETURNS_SIG,
+    ROLLOUT_SIG,
+    randint,
+)
+from mctslab.games._base import GameSpec, Kernel, State
+
+COLUMNS, ROWS = 7, 6
+_COLUMN_BITS = ROWS + 1
+# State layout: header, then one bitboard per player and their union.
+TO_MOVE, PLY, STATUS, LAST, STONES, MASK = 0, 1, 2, 3, 4, 6
+ONGOING, DRAW = -1, 2  # STATUS otherwise holds the winner's index
+STATE_SIZE = MASK + 1
+_CELLS = COLUMNS * ROWS
+# Shifts between neighbours: vertical, horizontal and the two diagonals.
+_DIRECTIONS = (1, _COLUMN_BITS, _COLUMN_BITS - 1, _COLUMN_BITS + 1)
+
+
+@njit(cache=True)
+def _bottom(column: int) -> int:
+    return 1 << (_COLUMN_BITS * column)
+
+
+@njit(cache=True)
+def _top(column: int) -> int:
+    return 1 << (_COLUMN_BITS * column + ROWS - 1)
+
+
+@njit(cache=True)
+def _has_four(stones: int) -> bool:
+    for shift in _DIRECTIONS:
+        pairs = stones & (stones >> shift)
+        if pairs & (pairs >> (2 * shift)):
+            return True
+    return False
+
+
+@njit(LEGAL_MOVES_SIG, cache=True)
+def legal_moves(state: np.ndarray, out: np.ndarray) -> int:
+    if state[STATUS] != ONGOING:
+        return 0
+    count = 0
+    for column in range(COLUMNS):
+        if state[MASK] & _top(column) == 0:
+            out[count] = column
+            count += 1
+    return count
+
+
+@njit(APPLY_SIG, cache=True)
+def apply(state: np.ndarray, move: int) -> None:
+    player = state[TO_MOVE]
+    mask = state[MASK]
+    filled = mask | (mask + _bottom(move))
+    stones = state[STONES + player] | (filled ^ mask)
+    state[STONES + player] = stones
+    state[MASK] = filled
+    state[PLY] += 1
+    state[LAST] = move
+    state[TO_MOVE] = 1 - player
+    if _has_four(stones):
+        state[STATUS] = player
+    elif state[PLY] == _CELLS:
+        state[STATUS] = DRAW
+
+
+@njit(IS_TERMINAL_SIG, cache=True)
+def is_terminal(state: np.ndarray) -> bool:
+    return state[STATUS] != ONGOING
+
+
+@njit(RETURNS_SIG, cache=True)
+def returns(state: np.ndarray, out: np.ndarray) -> None:
+    out[0] = 0.0
+    out[1] = 0.0
+    if state[STATUS] == 0 or state[STATUS] == 1:
+        out[state[STATUS]] = 1.0
+        out[1 - state[STATUS]] = -1.0
+
+
+@njit(CURRENT_PLAYER_SIG, cache=True)
+def current_player(state: np.ndarray) -> int:
+    return state[TO_MOVE]
+
+
+@njit(ROLLOUT_SIG, cache=True)
+def rollout(state: np.ndarray, rng: np.ndarray) -> None:
+    # The open columns are kept in a list; a column that fills up is swapped
+    # out, so each move is one draw among the legal ones.
+    open_columns = np.empty(COLUMNS, dtype=np.int64)
+    count = legal_moves(state, open_columns)
+    while count > 0:
+        pick = randint(rng, count)
+        column = open_columns[pick]
+        apply(state, column)
+        if state[STATUS] != ONGOING:
+            return
+        if state[MASK] & _top(column):
+            count -= 1
+            open_columns[pick] = open_columns[count]
+
+
+KERNEL = Kernel(legal_moves, apply, is_terminal, returns, current_player, rollout)
+_SYMBOLS = ".XO"
+
+
+class Connect4State(State):
+    """A Connect Four position; X (player 0) moves first."""
+
+    kernel = KERNEL
+    history_fields = (LAST,)
+    __slots__ = ()
+
+    def board(self) -> np.ndarray:
+        """A ``(6, 7)`` array, row 0 at the top: 0 empty, 1 X, 2 O."""
+        grid = np.zeros((ROWS, COLUMNS), dtype=np.int64)
+        for player in range(2):
+            stones = int(self._data[STONES + player])
+            for column in range(COLUMNS):
+                for row in range(ROWS):
+                    if stones >> (_COLUMN_BITS * column + row) & 1:
+                        grid[ROWS - 1 - row, column] = player + 1
+        return grid
+
+    def _parse_notation(self, text: str) -> int | None:
+        if len(text) == 1 and "1" <= text <= str(COLUMNS):
+            return int(text) - 1
+        return None
+
+    def _format_move(self, move: int) -> str:
+        return str(move + 1)
+
+    def notation_help(self) -> str:
+        return f"a column number 1-{COLUMNS} counted from the left, e.g. 4"
+
+    def _end_reason(self, winner: int | None) -> str:
+        return "four in a row" if winner is not None else "board full"
+
+    def __str__(self) -> str:
+        grid = self.board()
+        last_column = int(self._data[LAST])
+        # The last disc is the topmost one in the last column played.
+        last_row = int(np.argmax(grid[:, last_column] != 0)) if last_column >= 0 else -1
+        lines = []
+        for row in range(ROWS):
+            cells = []
+            for column in range(COLUMNS):
+                symbol = _SYMBOLS[grid[row, column]]
+                marked = row == last_row and column == last_column
+                cells.append(f"[{symbol}]" if marked else f" {symbol} ")
+            lines.append("".join(cells))
+        lines.append("".join(f" {column + 1} " for column in range(COLUMNS)))
+        return "\n".join(lines)
+
+
+def make() -> Connect4State:
+    """A new game of Connect Four on 7x6; X (player 0) moves first."""
+    spec = GameSpec(
+        name="connect4",
+        num_players=2,
+        num_actions=COLUMNS,
+        max_game_length=_CELLS,
+        min_return=-1.0,
+        max_return=1.0,
+        zero_sum=True,
+        player_names=("X", "O"),
+        board_shape=(ROWS, COLUMNS),
+    )
+    data = np.zeros(STATE_SIZE, dtype=np.int64)
+    data[STATUS] = ONGOING
+    data[LAST] = -1
+    return Connect4State(spec, data)
