@@ -1,0 +1,349 @@
+"""Othello (Reversi) on 8x8, on bitboards.
+
+Notation is the Othello convention: column letter a-h then row 1-8 counted
+from the *top* ("f5"); a pass is written "pass". Black (player 0, "X")
+moves first from the standard start (d4, e5 white; d5, e4 black).
+
+Move ids 0..63 are squares, ``row * 8 + column`` with row 0 at the top, and
+64 is a pass. A pass is legal only when the side to move has no placement
+and the opponent has one, so the game ends exactly when neither side can
+place a disc; the side with more discs wins. The kernel caches the side to
+move's placements, so every legal-move query and the end-of-game test are
+O(1) and each move costs one mobility generation (two around passes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mctslab._jit import (
+    APPLY_SIG,
+    CURRENT_PLAYER_SIG,
+    IS_TERMINAL_SIG,
+    LEGAL_MOVES_SIG,
+    RETURNS_SIG,
+    ROLLOUT_SIG,
+    randint,
+)
+from mctslab.games._base import GameSpec, Kernel, State
+from mctslab.games._board import COLUMN_LETTERS, parse_letter_number, render_grid
+
+# State layout: header, then one 64-bit disc board per player (bit i = square i,
+# the bit pattern stored as int64). MOBILITY caches the placements of the side
+# to move: 0 means it must pass (or the game is over).
+TO_MOVE, PLY, STATUS, LAST, MOBILITY, DISCS = 0, 1, 2, 3, 4, 5
+ONGOING, DRAW = -1, 2  # STATUS otherwise holds the winner's index
+STATE_SIZE = DISCS + 2
+SIZE = 8
+PASS = SIZE * SIZE
+NO_MOVE = -1
+#: Every pass is followed by a placement and there are at most 60 placements.
+MAX_GAME_LENGTH = 2 * (SIZE * SIZE - 4)
+
+_U64_MASK = (1 << 64) - 1
+_ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+# Shifting a board one column east (west) wraps the h-file (a-file) onto the
+# next row; masking the result with "not column a" ("not column h") drops it.
+_NOT_A = np.uint64(0xFEFEFEFEFEFEFEFE)
+_NOT_H = np.uint64(0x7F7F7F7F7F7F7F7F)
+_ALL = np.uint64(_U64_MASK)
+_S1, _S7, _S8, _S9 = np.uint64(1), np.uint64(7), np.uint64(8), np.uint64(9)
+_S2, _S4, _S56, _S58 = np.uint64(2), np.uint64(4), np.uint64(56), np.uint64(58)
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+# De Bruijn bit scan (Leiserson, Prokop & Randall, "Using de Bruijn sequences
+# to index a 1 in a computer word", 1998): an isolated bit times the sequence
+# puts a distinct 6-bit pattern in the top bits.
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+
+
+def _bit_index_table() -> np.ndarray:
+    table = np.zeros(64, dtype=np.int64)
+    for square in range(64):
+        table[(((1 << square) * int(_DEBRUIJN)) & _U64_MASK) >> 58] = square
+    return table
+
+
+_BIT_INDEX = _bit_index_table()
+
+
+@njit(cache=True, inline="always")
+def _forward(board: np.uint64, shift: np.uint64, mask: np.uint64) -> np.uint64:
+    """Move every disc ``shift`` squares towards higher indices (east/south), masking wraps."""
+    return (board << shift) & mask
+
+
+@njit(cache=True, inline="always")
+def _back(board: np.uint64, shift: np.uint64, mask: np.uint64) -> np.uint64:
+    """Move every disc ``shift`` squares towards lower indices (west/north), masking wraps."""
+    return (board >> shift) & mask
+
+
+@njit(cache=True, inline="always")
+def _targets_forward(
+    own: np.uint64, opp: np.uint64, empty: np.uint64, s: np.uint64, m: np.uint64
+) -> np.uint64:
+    """Empty squares that bracket a run of ``opp`` discs ending on ``own``, one direction."""
+    run = _forward(own, s, m) & opp
+    for _ in range(5):
+        run |= _forward(run, s, m) & opp
+    return _forward(run, s, m) & empty
+
+
+@njit(cache=True, inline="always")
+def _targets_back(
+    own: np.uint64, opp: np.uint64, empty: np.uint64, s: np.uint64, m: np.uint64
+) -> np.uint64:
+    run = _back(own, s, m) & opp
+    for _ in range(5):
+        run |= _back(run, s, m) & opp
+    return _back(run, s, m) & empty
+
+
+@njit(cache=True)
+def _mobility(own: np.uint64, opp: np.uint64) -> np.uint64:
+    """The squares where ``own`` may place a disc (flood fill in the 8 directions)."""
+    empty = ~(own | opp)
+    moves = _targets_forward(own, opp, empty, _S1, _NOT_A)
+    moves |= _targets_back(own, opp, empty, _S1, _NOT_H)
+    moves |= _targets_forward(own, opp, empty, _S8, _ALL)
+    moves |= _targets_back(own, opp, empty, _S8, _ALL)
+    moves |= _targets_forward(own, opp, empty, _S9, _NOT_A)
+    moves |= _targets_back(own, opp, empty, _S9, _NOT_H)
+    moves |= _targets_forward(own, opp, empty, _S7, _NOT_H)
+    moves |= _targets_back(own, opp, empty, _S7, _NOT_A)
+    return moves
+
+
+@njit(cache=True, inline="always")
+def _ray_forward(
+    own: np.uint64, opp: np.uint64, bit: np.uint64, s: np.uint64, m: np.uint64
+) -> np.uint64:
+    """The ``opp`` discs that a disc on ``bit`` turns in one direction (closed by ``own``)."""
+    flips = _ZERO
+    square = _forward(bit, s, m)
+    while square & opp:
+        flips |= square
+        square = _forward(square, s, m)
+    return flips if square & own else _ZERO
+
+
+@njit(cache=True, inline="always")
+def _ray_back(
+    own: np.uint64, opp: np.uint64, bit: np.uint64, s: np.uint64, m: np.uint64
+) -> np.uint64:
+    flips = _ZERO
+    square = _back(bit, s, m)
+    while square & opp:
+        flips |= square
+        square = _back(square, s, m)
+    return flips if square & own else _ZERO
+
+
+@njit(cache=True)
+def _flips(own: np.uint64, opp: np.uint64, bit: np.uint64) -> np.uint64:
+    """All discs turned by placing ``own``'s disc on ``bit``."""
+    flips = _ray_forward(own, opp, bit, _S1, _NOT_A)
+    flips |= _ray_back(own, opp, bit, _S1, _NOT_H)
+    flips |= _ray_forward(own, opp, bit, _S8, _ALL)
+    flips |= _ray_back(own, opp, bit, _S8, _ALL)
+    flips |= _ray_forward(own, opp, bit, _S9, _NOT_A)
+    flips |= _ray_back(own, opp, bit, _S9, _NOT_H)
+    flips |= _ray_forward(own, opp, bit, _S7, _NOT_H)
+    flips |= _ray_back(own, opp, bit, _S7, _NOT_A)
+    return flips
+
+
+@njit(cache=True)
+def _popcount(board: np.uint64) -> int:
+    """Number of set bits (the SWAR sum; numba exposes no popcount intrinsic)."""
+    x = board - ((board >> _S1) & _M1)
+    x = (x & _M2) + ((x >> _S2) & _M2)
+    x = (x + (x >> _S4)) & _M4
+    return int((x * _H01) >> _S56)
+
+
+@njit(cache=True)
+def _lowest_square(board: np.uint64) -> int:
+    """Index of the lowest set bit of a non-empty board."""
+    lowest = board & (~board + _ONE)
+    return _BIT_INDEX[(lowest * _DEBRUIJN) >> _S58]
+
+
+@njit(LEGAL_MOVES_SIG, cache=True)
+def legal_moves(state: np.ndarray, out: np.ndarray) -> int:
+    if state[STATUS] != ONGOING:
+        return 0
+    moves = np.uint64(state[MOBILITY])
+    if moves == _ZERO:
+        out[0] = PASS
+        return 1
+    count = 0
+    while moves != _ZERO:
+        out[count] = _lowest_square(moves)
+        moves &= moves - _ONE
+        count += 1
+    return count
+
+
+@njit(APPLY_SIG, cache=True)
+def apply(state: np.ndarray, move: int) -> None:
+    player = state[TO_MOVE]
+    own = np.uint64(state[DISCS + player])
+    opp = np.uint64(state[DISCS + 1 - player])
+    if move != PASS:
+        bit = _ONE << np.uint64(move)
+        flipped = _flips(own, opp, bit)
+        own |= bit | flipped
+        opp &= ~flipped
+        state[DISCS + player] = np.int64(own)
+        state[DISCS + 1 - player] = np.int64(opp)
+    state[TO_MOVE] = 1 - player
+    state[PLY] += 1
+    state[LAST] = move
+    following = _mobility(opp, own)
+    state[MOBILITY] = np.int64(following)
+    if following == _ZERO and _mobility(own, opp) == _ZERO:
+        mover_discs = _popcount(own)
+        other_discs = _popcount(opp)
+        if mover_discs == other_discs:
+            state[STATUS] = DRAW
+        else:
+            state[STATUS] = player if mover_discs > other_discs else 1 - player
+
+
+@njit(IS_TERMINAL_SIG, cache=True)
+def is_terminal(state: np.ndarray) -> bool:
+    return state[STATUS] != ONGOING
+
+
+@njit(RETURNS_SIG, cache=True)
+def returns(state: np.ndarray, out: np.ndarray) -> None:
+    out[0] = 0.0
+    out[1] = 0.0
+    if state[STATUS] == 0 or state[STATUS] == 1:
+        out[state[STATUS]] = 1.0
+        out[1 - state[STATUS]] = -1.0
+
+
+@njit(CURRENT_PLAYER_SIG, cache=True)
+def current_player(state: np.ndarray) -> int:
+    return state[TO_MOVE]
+
+
+@njit(ROLLOUT_SIG, cache=True)
+def rollout(state: np.ndarray, rng: np.ndarray) -> None:
+    while state[STATUS] == ONGOING:
+        moves = np.uint64(state[MOBILITY])
+        if moves == _ZERO:
+            apply(state, PASS)
+            continue
+        for _ in range(randint(rng, _popcount(moves))):
+            moves &= moves - _ONE
+        apply(state, _lowest_square(moves))
+
+
+KERNEL = Kernel(legal_moves, apply, is_terminal, returns, current_player, rollout)
+_SYMBOLS = "XO"
+
+
+class OthelloState(State):
+    kernel = KERNEL
+    # The ply count and the last move differ between move orders (and pass
+    # counts) that reach the same position.
+    history_fields = (PLY, LAST)
+    __slots__ = ()
+
+    def disc_counts(self) -> tuple[int, int]:
+        """Discs of Black (player 0) and White (player 1)."""
+        return (self._board(0).bit_count(), self._board(1).bit_count())
+
+    def _board(self, player: int) -> int:
+        return int(self._data[DISCS + player]) & _U64_MASK
+
+    def _parse_notation(self, text: str) -> int | None:
+        if text == "pass":
+            return PASS
+        parsed = parse_letter_number(text)
+        if parsed is None:
+            return None
+        column, number = parsed
+        if not (0 <= column < SIZE and 1 <= number <= SIZE):
+            return None
+        return (number - 1) * SIZE + column
+
+    def _format_move(self, move: int) -> str:
+        if move == PASS:
+            return "pass"
+        row, column = divmod(move, SIZE)
+        return f"{COLUMN_LETTERS[column]}{row + 1}"
+
+    def notation_help(self) -> str:
+        return 'column a-h then row 1-8 counted from the top, e.g. f5; "pass" when forced'
+
+    def _end_reason(self, winner: int | None) -> str:
+        black, white = self.disc_counts()
+        score = f"{black}-{white}"
+        if winner is None:
+            return f"equal discs ({score})"
+        if min(black, white) == 0:
+            return f"wipe-out ({score})"
+        return f"more discs ({score})"
+
+    def __str__(self) -> str:
+        black, white = self._board(0), self._board(1)
+        symbols = [
+            _SYMBOLS[0] if black >> square & 1 else _SYMBOLS[1] if white >> square & 1 else "."
+            for square in range(SIZE * SIZE)
+        ]
+        rows = [symbols[r * SIZE : (r + 1) * SIZE] for r in range(SIZE)]
+        last = int(self._data[LAST])
+        board = render_grid(
+            rows,
+            row_labels=[str(r + 1) for r in range(SIZE)],
+            last=divmod(last, SIZE) if 0 <= last < PASS else None,
+        )
+        counts = f"X Black {black.bit_count()}  O White {white.bit_count()}"
+        if last == PASS:
+            counts += f"  (last move: pass by {self.spec.player_names[1 - self.current_player]})"
+        outcome = self.outcome()
+        if outcome is not None:
+            verdict = (
+                "draw"
+                if outcome.winner is None
+                else f"{self.spec.player_names[outcome.winner]} wins"
+            )
+            status = f"Game over: {verdict}, {outcome.reason}."
+        else:
+            player = self.current_player
+            status = f"{_SYMBOLS[player]} {self.spec.player_names[player]} to move."
+        return f"{board}\n{counts}\n{status}"
+
+
+def make() -> OthelloState:
+    """A new game of Othello from the standard start; Black (player 0, X) moves first."""
+    spec = GameSpec(
+        name="othello",
+        num_players=2,
+        num_actions=PASS + 1,
+        max_game_length=MAX_GAME_LENGTH,
+        min_return=-1.0,
+        max_return=1.0,
+        zero_sum=True,
+        player_names=("Black", "White"),
+        board_shape=(SIZE, SIZE),
+    )
+    d4, e4, d5, e5 = 3 * SIZE + 3, 3 * SIZE + 4, 4 * SIZE + 3, 4 * SIZE + 4
+    black = (1 << d5) | (1 << e4)
+    white = (1 << d4) | (1 << e5)
+    data = np.zeros(STATE_SIZE, dtype=np.int64)
+    data[STATUS] = ONGOING
+    data[LAST] = NO_MOVE
+    data[DISCS] = black
+    data[DISCS + 1] = white
+    data[MOBILITY] = np.int64(_mobility(np.uint64(black), np.uint64(white)))
+    return OthelloState(spec, data)
