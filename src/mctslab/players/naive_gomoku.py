@@ -86,8 +86,9 @@ class NaiveGomokuMCTS:
                 log_n = math.log(node.visits)
                 node = max(
                     node.children,
-                    key=lambda child: child.wins / child.visits
-                    + self.c * math.sqrt(log_n / child.visits),
+                    key=lambda child: (
+                        child.wins / child.visits + self.c * math.sqrt(log_n / child.visits)
+                    ),
                 )
             if node.untried:
                 move = node.untried.pop(self._rng.randrange(len(node.untried)))
