@@ -6,9 +6,11 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 
 def _fail(name: str, owner: str, requirement: str, value: Any) -> ValueError:
@@ -59,6 +61,16 @@ def check_choice(value: Any, name: str, owner: str, choices: tuple[str, ...]) ->
     if value not in choices:
         raise _fail(name, owner, "one of " + ", ".join(repr(c) for c in choices), value)
     return str(value)
+
+
+def check_instance(value: Any, name: str, owner: str, expected: type[T], description: str) -> T:
+    """Return ``value`` if it is an instance of ``expected``; raise ValueError otherwise.
+
+    ``description`` names the requirement in the message, e.g. "a Budget".
+    """
+    if not isinstance(value, expected):
+        raise _fail(name, owner, description, value)
+    return value
 
 
 def _bounds(low: int | None, high: int | None) -> str:

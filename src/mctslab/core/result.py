@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-StopReason = str  # "iterations", "seconds", "nodes", "memory", "stopped", "proven", "terminal"
+StopReason = str  # "iterations", "seconds", "nodes", "memory", "stopped", "proven", "terminal";
+# "running" in the interim results handed to a progress callback
 
 
 @dataclass(frozen=True)

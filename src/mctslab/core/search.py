@@ -1,0 +1,239 @@
+"""The generic engine: MCTS over any object that follows the game protocol.
+
+It is the readable reference implementation (the compiled engine in
+:mod:`mctslab.fast` must agree with it) and the engine for games written in
+plain Python. The four steps live in :mod:`mctslab.core.policies`; this module
+runs them under a budget and reports the result.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from time import perf_counter
+
+from mctslab._validation import check_float, check_instance
+from mctslab.core.config import Budget, SearchConfig
+from mctslab.core.engine import Progress
+from mctslab.core.node import BYTES_PER_NODE, Node, count_nodes, mean_then_visits, visits_then_mean
+from mctslab.core.policies import TREE_POLICIES, Simulation, backpropagate, default_simulation
+from mctslab.core.protocol import GameState
+from mctslab.core.result import MoveStats, SearchResult
+
+_DEFAULT_CONFIG = SearchConfig()
+
+
+class _Limits:
+    """The budget of one search, turned into thresholds checked between iterations."""
+
+    __slots__ = ("deadline", "iterations", "node_reason", "nodes", "stop")
+
+    def __init__(self, budget: Budget, start: float, stop: threading.Event | None) -> None:
+        self.iterations = math.inf if budget.iterations is None else budget.iterations
+        self.deadline = math.inf if budget.seconds is None else start + budget.seconds
+        self.nodes = math.inf if budget.max_nodes is None else budget.max_nodes
+        self.node_reason = "nodes"
+        if budget.memory_mb is not None:
+            memory_nodes = int(budget.memory_mb * 2**20 / BYTES_PER_NODE)
+            if memory_nodes < self.nodes:
+                self.nodes = memory_nodes
+                self.node_reason = "memory"
+        self.stop = stop
+
+    def reached(self, simulations: int, nodes: int) -> str | None:
+        """The first limit reached, by its SearchResult.stopped_by name, or None."""
+        if simulations >= self.iterations:
+            return "iterations"
+        if nodes >= self.nodes:
+            return self.node_reason
+        if self.deadline != math.inf and perf_counter() >= self.deadline:
+            return "seconds"
+        if self.stop is not None and self.stop.is_set():
+            return "stopped"
+        return None
+
+
+class MCTS:
+    """Monte Carlo Tree Search in pure Python, for any :class:`GameState`.
+
+    - ``config``: the settings shared with the compiled engine.
+    - ``simulation``: the default policy, ``simulate(state, rng) -> returns``;
+      by default a uniform random playout (see :func:`default_simulation`).
+    - ``progress_interval``: seconds between calls of a search's ``progress``
+      callback (0 calls it after every iteration).
+
+    A search always runs until the root has a child, then stops at the first
+    budget limit reached (``Budget(memory_mb=m)`` allows ``m`` MiB /
+    :data:`BYTES_PER_NODE` nodes). With ``config.reuse_tree`` the tree is
+    kept: :meth:`advance` re-roots it, and a search of a position equal to
+    the kept root continues it (the result's ``simulations`` counts this
+    search only, its ``nodes`` the whole tree). :meth:`reset` forgets the
+    tree; the random stream goes on (a new engine with the same seed
+    restarts it).
+    """
+
+    name = "python"
+
+    def __init__(
+        self,
+        config: SearchConfig = _DEFAULT_CONFIG,
+        *,
+        simulation: Simulation = default_simulation,
+        progress_interval: float = 0.1,
+    ) -> None:
+        self.config = check_instance(config, "config", "MCTS", SearchConfig, "a SearchConfig")
+        if not callable(simulation):
+            raise ValueError(
+                "The 'simulation' parameter of MCTS must be a callable "
+                f"simulate(state, rng) -> returns. Got {simulation!r} instead."
+            )
+        self.simulation = simulation
+        self.progress_interval = check_float(
+            progress_interval, "progress_interval", "MCTS", low=0.0, low_inclusive=True
+        )
+        self._rng = random.Random(config.seed)
+        self._root: Node | None = None
+        self._root_state: GameState | None = None
+        self._nodes = 0
+
+    @property
+    def tree(self) -> Node | None:
+        """The root of the kept tree (for inspection and drawing), or None."""
+        return self._root
+
+    def search(
+        self,
+        state: GameState,
+        budget: Budget | None = None,
+        *,
+        progress: Progress | None = None,
+        stop: threading.Event | None = None,
+    ) -> SearchResult:
+        """Search from ``state`` (left untouched) and return the best move with its statistics."""
+        budget = Budget() if budget is None else budget
+        budget = check_instance(budget, "budget", "MCTS.search", Budget, "a Budget").effective()
+        if state.is_terminal():
+            raise ValueError(f"Cannot search a finished game: the position has no moves.\n{state}")
+        spec = state.spec
+        low = spec.min_return
+        if not spec.max_return > low:
+            raise ValueError(
+                f"The spec of {spec.name!r} must have max_return > min_return to scale returns "
+                f"to [0, 1]; got min_return={low!r}, max_return={spec.max_return!r}."
+            )
+        scale = 1.0 / (spec.max_return - low)
+
+        start = perf_counter()
+        root, root_state, nodes = self._root_for(state)
+        limits = _Limits(budget, start, stop)
+        select = TREE_POLICIES[self.config.tree_policy]
+        simulate = self.simulation
+        rng = self._rng
+        c = self.config.c
+        path: list[Node] = []
+        next_progress = start + self.progress_interval
+        simulations = 0
+        stopped_by: str | None = None
+        interrupted = False
+        try:
+            while not (root.children and (stopped_by := limits.reached(simulations, nodes))):
+                leaf_state = root_state.clone()
+                path.clear()
+                if select(root, leaf_state, rng, c, path):
+                    nodes += 1
+                elif not root.children:
+                    raise ValueError(
+                        f"The position is not terminal but has no legal moves.\n{root_state}"
+                    )
+                backpropagate(root, path, simulate(leaf_state, rng), low, scale)
+                simulations += 1
+                if progress is not None and perf_counter() >= next_progress:
+                    progress(
+                        self._result(
+                            root, root_state, simulations, nodes, perf_counter() - start, "running"
+                        )
+                    )
+                    next_progress = perf_counter() + self.progress_interval
+        except KeyboardInterrupt:
+            if not any(child.visits for child in root.children):
+                raise
+            stopped_by, interrupted = "stopped", True
+
+        assert stopped_by is not None  # the loop only ends once a reason is set
+        result = self._result(
+            root, root_state, simulations, nodes, perf_counter() - start, stopped_by
+        )
+        # An interrupt may land mid-iteration and leave the tree half updated: drop it.
+        if self.config.reuse_tree and not interrupted:
+            self._root, self._root_state, self._nodes = root, root_state, nodes
+        else:
+            self.reset()
+        return result
+
+    def advance(self, move: int) -> None:
+        """Re-root the kept tree at ``move`` (keeping its subtree); no-op without a kept tree."""
+        root, root_state = self._root, self._root_state
+        if root is None or root_state is None:
+            return
+        child = root.child(move)
+        if child is None:
+            if move not in root_state.legal_moves():
+                raise ValueError(
+                    f"Move {move!r} is not legal in the engine's root position; legal moves: "
+                    f"{list(root_state.legal_moves())}.\n{root_state}"
+                )
+            child = Node(move, root_state.current_player)
+        root_state.apply(move)
+        self._root, self._nodes = child, count_nodes(child)
+
+    def reset(self) -> None:
+        """Forget the kept tree."""
+        self._root = self._root_state = None
+        self._nodes = 0
+
+    def _root_for(self, state: GameState) -> tuple[Node, GameState, int]:
+        """The kept tree when ``state`` equals its root position, else a fresh one."""
+        if self._root is not None and self._root_state is not None and state == self._root_state:
+            return self._root, self._root_state, self._nodes
+        return Node(), state.clone(), 1
+
+    def _result(
+        self,
+        root: Node,
+        root_state: GameState,
+        simulations: int,
+        nodes: int,
+        seconds: float,
+        stopped_by: str,
+    ) -> SearchResult:
+        """Statistics of the root's visited children, most visited first."""
+        ranked = sorted(
+            (child for child in root.children if child.visits), key=visits_then_mean, reverse=True
+        )
+        best = (
+            ranked[0] if self.config.final_move == "visits" else max(ranked, key=mean_then_visits)
+        )
+        line = [best]
+        while line[-1].children:
+            line.append(max(line[-1].children, key=visits_then_mean))
+        pv_state = root_state.clone()
+        pv_notation = []
+        for node in line:
+            pv_notation.append(pv_state.move_to_str(node.move))
+            pv_state.apply(node.move)
+        return SearchResult(
+            best_move=best.move,
+            best_notation=pv_notation[0],
+            moves=tuple(
+                MoveStats(c.move, root_state.move_to_str(c.move), c.visits, c.mean) for c in ranked
+            ),
+            pv=tuple(node.move for node in line),
+            pv_notation=tuple(pv_notation),
+            value=best.mean,
+            simulations=simulations,
+            nodes=nodes,
+            seconds=seconds,
+            stopped_by=stopped_by,
+            engine=self.name,
+        )

@@ -1,0 +1,102 @@
+"""Keeping the tree between searches: advance() re-roots it, search() continues it."""
+
+from __future__ import annotations
+
+import pytest
+
+from mctslab.core import MCTS, Budget, SearchConfig, count_nodes
+from tests.core.tictactoe_minimax import position
+
+
+def test_advance_keeps_the_subtree_and_search_continues_it() -> None:
+    mcts = MCTS(SearchConfig(seed=0))
+    state = position("")
+    first = mcts.search(state, Budget(iterations=2000))
+    assert mcts.tree is not None
+    child = mcts.tree.child(first.best_move)
+    assert child is not None
+    kept_visits = child.visits
+    kept_nodes = count_nodes(child)
+
+    mcts.advance(first.best_move)
+    state.apply(first.best_move)
+    assert mcts.tree is child
+    second = mcts.search(state, Budget(iterations=300))
+    # The kept root's first visit was its own expansion; every other visit, old
+    # or new, went through one of its children.
+    assert sum(m.visits for m in second.moves) == kept_visits - 1 + 300
+    assert second.simulations == 300
+    assert second.nodes == count_nodes(mcts.tree) > kept_nodes
+
+
+def test_two_advances_follow_both_moves() -> None:
+    mcts = MCTS(SearchConfig(seed=0))
+    state = position("")
+    result = mcts.search(state, Budget(iterations=3000))
+    reply = result.pv[1]
+    assert mcts.tree is not None
+    grandchild = mcts.tree.child(result.best_move).child(reply)  # type: ignore[union-attr]
+    for move in result.pv[:2]:
+        mcts.advance(move)
+        state.apply(move)
+    assert mcts.tree is grandchild
+    again = mcts.search(state, Budget(iterations=10))
+    assert sum(m.visits for m in again.moves) == grandchild.visits - 1
+
+
+def test_advance_to_an_unexpanded_move_starts_from_a_bare_root() -> None:
+    mcts = MCTS(SearchConfig(seed=0))
+    state = position("")
+    mcts.search(state, Budget(iterations=3))
+    assert mcts.tree is not None
+    unexpanded = next(m for m in state.legal_moves() if mcts.tree.child(m) is None)
+    mcts.advance(unexpanded)
+    state.apply(unexpanded)
+    result = mcts.search(state, Budget(iterations=50))
+    assert sum(m.visits for m in result.moves) == 50
+
+
+def test_another_position_starts_a_fresh_tree() -> None:
+    mcts = MCTS(SearchConfig(seed=0))
+    mcts.search(position(""), Budget(iterations=200))
+    result = mcts.search(position("c3"), Budget(iterations=100))
+    assert sum(m.visits for m in result.moves) == 100
+    assert result.nodes == 101
+
+
+def test_same_position_searched_again_continues() -> None:
+    mcts = MCTS(SearchConfig(seed=0))
+    mcts.search(position("a1"), Budget(iterations=200))
+    result = mcts.search(position("a1"), Budget(iterations=100))
+    assert sum(m.visits for m in result.moves) == 300
+
+
+def test_without_reuse_nothing_is_kept() -> None:
+    mcts = MCTS(SearchConfig(seed=0, reuse_tree=False))
+    first = mcts.search(position(""), Budget(iterations=200))
+    assert mcts.tree is None
+    mcts.advance(first.best_move)
+    result = mcts.search(position(first.best_notation), Budget(iterations=100))
+    assert sum(m.visits for m in result.moves) == 100
+
+
+def test_reset_forgets_the_tree() -> None:
+    mcts = MCTS(SearchConfig(seed=0))
+    mcts.search(position(""), Budget(iterations=200))
+    mcts.reset()
+    assert mcts.tree is None
+    result = mcts.search(position(""), Budget(iterations=100))
+    assert sum(m.visits for m in result.moves) == 100
+
+
+def test_advance_without_a_tree_is_a_no_op() -> None:
+    mcts = MCTS()
+    mcts.advance(4)
+    assert mcts.tree is None
+
+
+def test_advance_refuses_an_illegal_move() -> None:
+    mcts = MCTS(SearchConfig(seed=0))
+    mcts.search(position("b2"), Budget(iterations=50))
+    with pytest.raises(ValueError, match="Move 4 is not legal in the engine's root position"):
+        mcts.advance(4)  # b2 is taken

@@ -1,0 +1,99 @@
+"""The generic engine on games written in plain Python (tests/core/toy_games.py)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from mctslab.core import MCTS, Budget, SearchConfig, count_nodes
+from tests.core.toy_games import Bits, Nim
+
+
+@cache
+def nim_wins(heaps: tuple[int, ...]) -> bool:
+    """Whether the player to move wins normal-play Nim from ``heaps``, by brute force."""
+    return any(
+        not nim_wins(tuple(sorted((*heaps[:i], heaps[i] - t, *heaps[i + 1 :]))))
+        for i in range(len(heaps))
+        for t in range(1, heaps[i] + 1)
+    )
+
+
+def winning_moves(state: Nim) -> set[int]:
+    """Moves of ``state`` that leave the opponent in a lost position."""
+    result = set()
+    for move in state.legal_moves():
+        child = state.clone()
+        child.apply(move)
+        if not nim_wins(tuple(sorted(child.heaps))):
+            result.add(move)
+    return result
+
+
+def test_brute_force_agrees_with_boutons_rule() -> None:
+    # C. L. Bouton, "Nim, a game with a complete mathematical theory", Annals of
+    # Mathematics 3 (1901): the player to move loses exactly when the heaps XOR to 0.
+    for a in range(6):
+        for b in range(6):
+            for c in range(6):
+                assert nim_wins(tuple(sorted((a, b, c)))) == bool(a ^ b ^ c)
+
+
+@pytest.mark.parametrize(
+    ("heaps", "player"), [([2, 5], 1), ([2, 3], 0), ([1, 2, 4], 1), ([3, 4, 1], 0), ([1, 3, 3], 1)]
+)
+def test_finds_the_winning_move_in_nim(heaps: list[int], player: int) -> None:
+    state = Nim(heaps, player)
+    wins = winning_moves(state)
+    assert wins and len(wins) < len(state.legal_moves())
+    result = MCTS(SearchConfig(seed=3)).search(state, Budget(iterations=3000))
+    assert result.best_move in wins
+    assert result.value > 0.5
+
+
+def test_a_lost_nim_position_is_valued_as_lost() -> None:
+    state = Nim([1, 2, 3])
+    assert not winning_moves(state)
+    result = MCTS(SearchConfig(seed=3)).search(state, Budget(iterations=3000))
+    assert result.value < 0.5
+
+
+def test_search_leaves_the_user_state_untouched() -> None:
+    state = Nim([2, 3])
+    MCTS(SearchConfig(seed=0)).search(state, Budget(iterations=200))
+    assert state == Nim([2, 3])
+
+
+def test_user_state_with_eq_reuses_the_tree() -> None:
+    engine = MCTS(SearchConfig(seed=0))
+    state = Nim([3, 4])
+    engine.search(state, Budget(iterations=100))
+    result = engine.search(Nim([3, 4]), Budget(iterations=100))
+    assert sum(m.visits for m in result.moves) == 200
+
+
+def test_single_player_rewards_are_for_player_zero() -> None:
+    # With the first bit 0 the reward is at most 3 of 7; with 1 it is at least 4 of 7.
+    # A flipped or mis-scaled perspective breaks these bounds or the choice.
+    result = MCTS(SearchConfig(seed=1)).search(Bits(), Budget(iterations=500))
+    stats = {m.move: m.value for m in result.moves}
+    assert stats[0] <= 3 / 7 and stats[1] >= 4 / 7
+    assert result.best_move == 1 and result.pv == (1, 1, 1)
+    assert result.pv_notation == ("1", "1", "1")
+    assert 4 / 7 <= result.value <= 1.0
+
+
+def test_single_player_fully_explored_tree_has_every_position() -> None:
+    engine = MCTS(SearchConfig(seed=1))
+    result = engine.search(Bits(), Budget(iterations=500))
+    assert engine.tree is not None
+    assert result.nodes == count_nodes(engine.tree) == 15  # 1 + 2 + 4 + 8
+
+
+def test_state_without_eq_gets_a_fresh_tree() -> None:
+    engine = MCTS(SearchConfig(seed=0))
+    state = Bits()
+    engine.search(state, Budget(iterations=100))
+    result = engine.search(state, Budget(iterations=100))
+    assert sum(m.visits for m in result.moves) == 100
