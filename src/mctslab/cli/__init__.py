@@ -5,6 +5,8 @@ from __future__ import annotations
 import typer
 
 from mctslab.cli.analyze import analyze
+from mctslab.cli.countdown import countdown
+from mctslab.cli.numbers import numbers
 from mctslab.cli.play import play
 
 app = typer.Typer(
@@ -16,6 +18,8 @@ app = typer.Typer(
 )
 app.command()(play)
 app.command()(analyze)
+app.command()(numbers)
+app.command()(countdown)
 
 
 def main() -> None:

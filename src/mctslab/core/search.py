@@ -20,6 +20,7 @@ from mctslab.core.node import BYTES_PER_NODE, Node, count_nodes, mean_then_visit
 from mctslab.core.policies import TREE_POLICIES, Simulation, backpropagate, default_simulation
 from mctslab.core.protocol import GameState
 from mctslab.core.result import MoveStats, SearchResult
+from mctslab.core.tree_view import TreeView, build_tree_view
 
 _DEFAULT_CONFIG = SearchConfig()
 
@@ -101,6 +102,19 @@ class MCTS:
     def tree(self) -> Node | None:
         """The root of the kept tree (for inspection and drawing), or None."""
         return self._root
+
+    def tree_view(self, state: GameState, *, max_depth: int = 3, top_k: int = 5) -> TreeView:
+        """A snapshot of the kept tree searched from ``state``, for drawing."""
+        if self._root is None or self._root_state is None or state != self._root_state:
+            raise ValueError("There is no search tree for this position; search it first.")
+        return build_tree_view(
+            self._root,
+            self._root_state,
+            lambda node: node.children,
+            lambda node: (node.move, node.visits, node.mean),
+            max_depth=max_depth,
+            top_k=top_k,
+        )
 
     def search(
         self,

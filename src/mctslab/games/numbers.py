@@ -123,6 +123,12 @@ class NumbersState(State):
         played = int(self._data[TURNS]) - self.turn
         return [int(m) for m in self._data[start : start + played]]
 
+    def played(self) -> list[int]:
+        """The signed amounts added so far, in order."""
+        turns = int(self._data[TURNS])
+        multipliers = self._multipliers()
+        return [multipliers[move] * (turns - i) for i, move in enumerate(self._history())]
+
     def _parse_notation(self, text: str) -> int | None:
         index = _INDEX_FORM.match(text)
         if index is not None:
@@ -149,7 +155,7 @@ class NumbersState(State):
     def __str__(self) -> str:
         turns = int(self._data[TURNS])
         multipliers = self._multipliers()
-        played = [f"{multipliers[move] * (turns - i):+d}" for i, move in enumerate(self._history())]
+        played = [f"{amount:+d}" for amount in self.played()]
         lines = [
             f"Numbers game, {turns} turns, goal {int(self._data[GOAL])}, "
             f"moves {' '.join(f'{m:+d}' for m in multipliers)} times the turn",

@@ -1,0 +1,68 @@
+"""`mctslab countdown`: the AI's move from every start, checked against the exact solution."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.progress import track
+from rich.table import Table
+
+from mctslab.cli import _options as opt
+
+
+def countdown(
+    max_start: Annotated[int, typer.Option("--max", help="Check every start from 1 to this.")] = 50,
+    iterations: Annotated[int, typer.Option(help="Simulations per start.")] = 10_000,
+    engine: opt.Engine = "compiled",
+    seed: opt.Seed = None,
+    c: opt.Exploration = None,
+    as_json: opt.Json = False,
+) -> None:
+    """For each start, the AI's best move and win rate, and whether it is right.
+
+    Whoever says 1 wins, so the winning move leaves the opponent a multiple
+    of 4; from a multiple of 4 every move loses, and any move is counted right.
+    """
+    if max_start < 1:
+        opt.fail(f"--max must be at least 1. Got {max_start} instead.")
+    from mctslab.games.countdown import make, solve
+
+    search_budget = opt.budget(iterations, None)
+    truth = solve(max_start)
+    player = opt.mcts_player(engine, opt.search_config(seed, c), search_budget, 1)
+    rows: list[dict[str, Any]] = []
+    try:
+        starts = range(1, max_start + 1)
+        for start in starts if as_json else track(starts, description="searching"):
+            player.reset()
+            result = player.analyse(make(start=start))
+            solution = truth[start]
+            correct = result.best_move in solution.winning_moves or not solution.wins
+            rows.append(
+                {
+                    "start": start,
+                    "best_move": int(result.best_notation),
+                    "win_rate": result.value,
+                    "correct": correct,
+                    "winning_moves": sorted(m + 1 for m in solution.winning_moves),
+                }
+            )
+    finally:
+        player.close()
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table(title=f"countdown: the AI's move from each start ({iterations:,} simulations)")
+    for column in ("start", "AI says", "win rate", "winning moves", "correct"):
+        table.add_column(column, justify="right")
+    for row in rows:
+        winning = " ".join(map(str, row["winning_moves"])) or "none (lost)"
+        mark = "[green]yes[/]" if row["correct"] else "[red]NO[/]"
+        table.add_row(
+            str(row["start"]), str(row["best_move"]), f"{row['win_rate']:.1%}", winning, mark
+        )
+    opt.console.print(table)
+    right = sum(row["correct"] for row in rows)
+    opt.console.print(f"{right} of {len(rows)} starts right.")

@@ -1,0 +1,145 @@
+"""`mctslab numbers`: the 10-turn numeric optimisation game, decided level by level."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.table import Table
+
+from mctslab.cli import _options as opt
+from mctslab.core.config import COINFLIP_C, Budget
+from mctslab.core.result import SearchResult
+
+if TYPE_CHECKING:
+    from mctslab.games.numbers import NumbersState
+
+
+def numbers(
+    num_sims: Annotated[
+        int, typer.Option(help="Simulations for the first level; level L gets num_sims/(L+1).")
+    ] = 100,
+    levels: Annotated[int, typer.Option(help="Successive decisions to make (at most turns).")] = 2,
+    turns: Annotated[int, typer.Option(help="Turns in the game.")] = 10,
+    goal: Annotated[int, typer.Option(help="The value to end near.")] = 0,
+    tree: Annotated[
+        Path | None,
+        typer.Option(
+            help="Draw the first level's search tree: FILE.svg/.png/.pdf (needs graphviz's dot; "
+            "the .dot source is always written)."
+        ),
+    ] = None,
+    tree_depth: Annotated[int, typer.Option(help="Levels of the tree to draw.")] = 3,
+    tree_top: Annotated[int, typer.Option(help="Most visited children drawn per node.")] = 4,
+    policy: Annotated[
+        str, typer.Option(help="Tree policy: coinflip (the classic example's) or uct.")
+    ] = "coinflip",
+    engine: opt.Engine = "compiled",
+    seed: opt.Seed = None,
+    c: opt.Exploration = None,
+    as_json: opt.Json = False,
+) -> None:
+    """Play the numbers game one decision (level) at a time, printing each level's children.
+
+    Each level searches from the best child of the last, keeping its subtree,
+    with a budget of num_sims/(level+1) simulations.
+    """
+    if num_sims < 1 or levels < 1:
+        opt.fail("--num-sims and --levels must be at least 1.")
+    state = _new_game(turns, goal)
+    if levels > turns:
+        opt.fail(f"--levels {levels} is more than the {turns} turns of the game.")
+    if c is None and policy == "coinflip":
+        c = COINFLIP_C
+    config = opt.search_config(seed, c, tree_policy=policy)
+    player = opt.mcts_player(engine, config, Budget(iterations=num_sims), 1)
+    report: list[dict[str, Any]] = []
+    try:
+        for level in range(levels):
+            result = player.engine.search(state, Budget(iterations=max(1, num_sims // (level + 1))))
+            if level == 0 and tree is not None:
+                _draw(player.engine, state, tree, tree_depth, tree_top, num_sims)
+            report.append(_level(level, state, result, as_json))
+            player.observe(result.best_move)
+            state.apply(result.best_move)
+    finally:
+        player.close()
+    if as_json:
+        print(json.dumps({"levels": report, "final": _describe(state)}, indent=2))
+
+
+def _new_game(turns: int, goal: int) -> NumbersState:
+    from mctslab.games.numbers import make
+
+    try:
+        return make(turns=turns, goal=goal)
+    except ValueError as error:
+        opt.fail(str(error))
+
+
+def _describe(state: NumbersState) -> dict[str, Any]:
+    return {"value": state.value, "moves": state.played(), "reward": _reward(state)}
+
+
+def _reward(state: NumbersState) -> float | None:
+    return state.returns()[0] if state.is_terminal() else None
+
+
+def _level(level: int, state: NumbersState, result: SearchResult, quiet: bool) -> dict[str, Any]:
+    children = []
+    for stats in sorted(result.moves, key=lambda m: m.move):
+        child = state.clone()
+        child.apply(stats.move)
+        children.append(
+            {
+                **_describe(child),
+                "move": stats.notation,
+                "visits": stats.visits,
+                "mean": stats.value,
+            }
+        )
+    best = state.clone()
+    best.apply(result.best_move)
+    entry = {
+        "level": level,
+        "simulations": result.simulations,
+        "children": children,
+        "best": {**_describe(best), "move": result.best_notation},
+    }
+    if not quiet:
+        table = Table(
+            title=f"level {level}: {len(children)} children, {result.simulations} simulations",
+            title_justify="left",
+        )
+        for column in ("child", "move", "value", "moves", "visits", "mean reward"):
+            table.add_column(column, justify="left" if column == "moves" else "right")
+        for index, info in enumerate(children):
+            table.add_row(
+                str(index),
+                info["move"],
+                str(info["value"]),
+                " ".join(f"{amount:+d}" for amount in info["moves"]),
+                str(info["visits"]),
+                f"{info['mean']:.4f}",
+            )
+        opt.console.print(table)
+        opt.console.print(
+            f"Best child: move {result.best_notation}, value {best.value}, "
+            f"moves {' '.join(f'{amount:+d}' for amount in best.played())}\n"
+        )
+    return entry
+
+
+def _draw(engine: Any, state: NumbersState, path: Path, depth: int, top: int, sims: int) -> None:
+    from mctslab.viz.tree import render_tree
+
+    view = engine.tree_view(state, max_depth=depth, top_k=top)
+    try:
+        written = render_tree(view, path, title=f"numbers game, level 0, {sims} simulations")
+    except RuntimeError as error:
+        opt.fail(str(error))
+    opt.error_console.print("Search tree written to " + ", ".join(str(p) for p in written))
+    if path.suffix.lower() in {".svg", ".png", ".pdf"} and path not in written:
+        opt.error_console.print("(graphviz's `dot` is not installed: only the DOT source.)")
