@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from mctslab.cli.analyze import analyze
-from mctslab.cli.countdown import countdown
-from mctslab.cli.numbers import numbers
-from mctslab.cli.play import play
+from mctslab.cli import analyze, countdown, numbers, play
 
 app = typer.Typer(
     name="mctslab",
@@ -16,10 +13,10 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.command()(play)
-app.command()(analyze)
-app.command()(numbers)
-app.command()(countdown)
+app.command()(play.play)
+app.command()(analyze.analyze)
+app.command()(numbers.numbers)
+app.command()(countdown.countdown)
 
 
 def main() -> None:

@@ -48,7 +48,7 @@ def play(
     )
     if state.spec.num_players != 2:
         opt.fail(f"{game} is not a two-player game; try `mctslab {game} --help`.")
-    if not ai_vs_ai and not sys.stdin.isatty():
+    if not ai_vs_ai and not _has_terminal():
         opt.console.print("No terminal to read moves from: the AI plays both sides.")
         ai_vs_ai = True
     ai = opt.mcts_player(
@@ -59,6 +59,10 @@ def play(
         _Game(state, ai, human).run()
     finally:
         ai.close()
+
+
+def _has_terminal() -> bool:
+    return sys.stdin.isatty()
 
 
 class _Game:

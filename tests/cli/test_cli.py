@@ -1,0 +1,176 @@
+"""The `mctslab` command, driven as a user would (through Typer's runner)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mctslab.cli import app
+from mctslab.games.countdown import solve
+
+runner = CliRunner()
+ENGINES = ["python", "compiled"]
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str]:
+    result = runner.invoke(app, list(args), input=input)
+    return result.exit_code, result.output
+
+
+def test_every_command_has_help() -> None:
+    code, output = run("--help")
+    assert code == 0
+    for command in ("play", "analyze", "numbers", "countdown"):
+        assert command in output
+        code, output_command = run(command, "--help")
+        assert code == 0 and "--seed" in output_command
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_analyze_json_finds_the_winning_move(engine: str) -> None:
+    # X holds a1 and b2, O holds a2 and b3: c3 completes X's diagonal at once.
+    code, output = run(
+        "analyze", "tictactoe", "--moves", "a1 a2 b2 b3", "--iterations", "2000",
+        "--engine", engine, "--seed", "1", "--json",
+    )  # fmt: skip
+    assert code == 0, output
+    data = json.loads(output)
+    assert data["best_move"] == "c3"
+    assert {"best_move", "moves", "pv", "simulations", "sims_per_second"} <= set(data)
+    assert data["pv"][0] == "c3"
+    assert sum(m["visits"] for m in data["moves"]) <= data["simulations"] + 1
+    assert all({"move", "visits", "value"} <= set(m) for m in data["moves"])
+
+
+def test_analyze_table_output() -> None:
+    code, output = run("analyze", "connect4", "--iterations", "500", "--engine", "python")
+    assert code == 0, output
+    assert "principal variation" in output and "visits" in output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["analyze", "chess"], "Unknown game 'chess'"),
+        (["analyze", "gomoku", "--size", "40"], "The 'size' parameter of gomoku"),
+        (["analyze", "gomoku", "--size", "3"], "must be an int in [5, 19]"),
+        (["analyze", "gomoku", "--size", "7", "--k", "9"], "The 'k' parameter of gomoku"),
+        (["analyze", "othello", "--k", "4"], "Unknown parameter(s) 'k' for game 'othello'"),
+        (["analyze", "tictactoe", "--moves", "b2 b2"], "move 2 of --moves: 'b2' is not legal"),
+        (["analyze", "tictactoe", "--moves", "q7"], "is not a move in tictactoe notation"),
+        (["analyze", "tictactoe", "--iterations", "0"], "The 'iterations' parameter of Budget"),
+        (["analyze", "tictactoe", "--engine", "gpu"], "The 'engine' parameter"),
+        (["analyze", "tictactoe", "--moves", "a1 a2 b1 b2 c1"], "the game is already over"),
+        (["play", "numbers"], "numbers is not a two-player game"),
+    ],
+)
+def test_bad_input_gets_a_clear_error(args: list[str], message: str) -> None:
+    code, output = run(*args)
+    assert code == 2
+    assert message in output
+
+
+def test_countdown_json_rows_match_the_solver() -> None:
+    code, output = run(
+        "countdown", "--max", "12", "--iterations", "3000", "--engine", "python",
+        "--seed", "3", "--json",
+    )  # fmt: skip
+    assert code == 0, output
+    rows = json.loads(output)
+    truth = solve(12)
+    assert [row["start"] for row in rows] == list(range(1, 13))
+    for row in rows:
+        solution = truth[row["start"]]
+        assert {"start", "best_move", "win_rate", "correct"} <= set(row)
+        assert row["correct"] == (
+            row["best_move"] - 1 in solution.winning_moves or not solution.wins
+        )
+        assert 0.0 <= row["win_rate"] <= 1.0
+    # Starts 1-3 are won at once by saying every number down to 1.
+    assert [row["best_move"] for row in rows[:3]] == [1, 2, 3]
+    assert all(row["correct"] for row in rows[:3])
+
+
+def test_numbers_levels_and_budgets() -> None:
+    code, output = run(
+        "numbers", "--num-sims", "120", "--levels", "3", "--engine", "python", "--seed", "2",
+        "--json",
+    )  # fmt: skip
+    assert code == 0, output
+    data = json.loads(output)
+    assert [level["simulations"] for level in data["levels"]] == [120, 60, 40]
+    for index, level in enumerate(data["levels"]):
+        assert len(level["children"]) == 4
+        assert all(len(child["moves"]) == index + 1 for child in level["children"])
+        turn = 10 - index
+        assert sorted(int(child["move"]) for child in level["children"]) == sorted(
+            m * turn for m in (2, -2, 3, -3)
+        )
+    # Each level continues from the best child of the last.
+    for before, after in zip(data["levels"], data["levels"][1:], strict=False):
+        assert after["children"][0]["moves"][:-1] == before["best"]["moves"]
+    assert data["final"]["moves"] == data["levels"][-1]["best"]["moves"]
+
+
+def test_numbers_prints_children_and_best(tmp_path: Path) -> None:
+    tree = tmp_path / "tree.svg"
+    code, output = run(
+        "numbers", "--num-sims", "100", "--levels", "2", "--engine", "python", "--seed", "1",
+        "--tree", str(tree),
+    )  # fmt: skip
+    assert code == 0, output
+    assert "level 0: 4 children" in output and "Best child:" in output
+    dot = tmp_path / "tree.dot"
+    assert dot.exists() and "digraph" in dot.read_text()
+    if shutil.which("dot"):
+        assert tree.exists() and "<svg" in tree.read_text()
+
+
+def test_play_ai_vs_ai_to_the_end() -> None:
+    code, output = run(
+        "play", "tictactoe", "--ai-vs-ai", "--iterations", "3000", "--engine", "python",
+        "--seed", "5",
+    )  # fmt: skip
+    assert code == 0, output
+    # Perfect play from both sides of tic-tac-toe is a draw; 3000 simulations find it.
+    assert "Result: draw (board full) after 9 moves." in output
+
+
+def test_play_without_a_terminal_lets_the_ai_play_both_sides() -> None:
+    code, output = run("play", "connect4", "--iterations", "200", "--engine", "python")
+    assert code == 0, output
+    assert "No terminal to read moves from" in output and "Result:" in output
+
+
+def test_play_human_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    script = "\n".join(
+        ["help", "zz", "a1", "undo", "moves", "hint", "b2", "b2", "quit"]
+    )  # bad text, a move, undo, a move, an occupied cell, then quit
+    code, output = run(
+        "play", "tictactoe", "--iterations", "500", "--engine", "python", "--seed", "1",
+        input=script + "\n",
+    )  # fmt: skip
+    assert code == 0, output
+    assert "'zz' is not a move in tictactoe notation" in output
+    assert "Legal moves:" in output and "The AI suggests" in output
+    assert "'b2' is not legal for X" in output
+    assert "Game stopped." in output and "Result: unfinished after 2 moves." in output
+    # The AI answered a1 and then b2; undo took back a1 and the AI's answer.
+    moves = output.split("Moves: ")[-1].split()
+    assert len(moves) == 2 and moves[0] == "b2"
+
+
+def test_play_human_wins_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    # Starting from a position where X wins at once, the person finishes it.
+    code, output = run(
+        "play", "tictactoe", "--moves", "a1 a2 b2 b3", "--iterations", "50", "--engine",
+        "python", input="c3\n",
+    )  # fmt: skip
+    assert code == 0, output
+    assert "X (you) wins (three in a row)" in output
