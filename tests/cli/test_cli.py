@@ -161,7 +161,7 @@ def test_play_human_session(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "'b2' is not legal for X" in output
     assert "Game stopped." in output and "Result: unfinished after 2 moves." in output
     # The AI answered a1 and then b2; undo took back a1 and the AI's answer.
-    moves = output.split("Moves: ")[-1].split()
+    moves = output.split("Moves: ")[-1].splitlines()[0].split()
     assert len(moves) == 2 and moves[0] == "b2"
 
 
