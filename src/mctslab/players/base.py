@@ -8,9 +8,15 @@ from mctslab.games._base import State
 
 
 class Player(Protocol):
-    """Chooses moves. ``observe`` is told every move played (by anyone), in order."""
+    """Chooses moves in a game.
+
+    ``start`` is called with the start position of every new game, ``observe``
+    with every move played (by anyone) in order, and ``close`` once at the end.
+    """
 
     name: str
+
+    def start(self, state: State) -> None: ...
 
     def choose(self, state: State) -> int: ...
 

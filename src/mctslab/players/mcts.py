@@ -63,6 +63,10 @@ class MCTSPlayer:
         self.last_result = self.engine.search(state, self.budget, progress=progress, stop=stop)
         return self.last_result
 
+    def start(self, state: State) -> None:
+        """A new game: forget the old tree."""
+        self.engine.reset()
+
     def choose(self, state: State) -> int:
         return self.analyse(state).best_move
 

@@ -130,6 +130,9 @@ class NaiveGomokuPlayer:
         self.simulations = simulations
         self._search = NaiveGomokuMCTS(c=c, seed=seed)
 
+    def start(self, state: State) -> None:
+        """The baseline keeps nothing between moves."""
+
     def choose(self, state: State) -> int:
         board = getattr(state, "board", None)
         if state.spec.name != "gomoku" or board is None:

@@ -15,6 +15,9 @@ class RandomPlayer:
     def __init__(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
 
+    def start(self, state: State) -> None:
+        """Random play needs no preparation."""
+
     def choose(self, state: State) -> int:
         return self._rng.choice(state.legal_moves())
 
