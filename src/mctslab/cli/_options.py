@@ -61,13 +61,19 @@ def new_state(
         fail(str(error))
 
 
-def play_moves(state: State, moves: str | None) -> State:
-    """``state`` after the space- or comma-separated ``moves`` (each checked)."""
+def play_moves(state: State, moves: str | None, played: list[int] | None = None) -> State:
+    """``state`` after the space- or comma-separated ``moves`` (each checked).
+
+    The ids of the moves are appended to ``played`` when it is given (to save the game).
+    """
     for index, text in enumerate((moves or "").replace(",", " ").split(), start=1):
         try:
-            state.play(text)
+            move = state.parse_move(text)
         except ValueError as error:
             fail(f"move {index} of --moves: {error}")
+        state.apply(move)
+        if played is not None:
+            played.append(move)
     return state
 
 

@@ -3,19 +3,28 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
 from mctslab.cli import _options as opt
+from mctslab.cli import _records
 from mctslab.cli._thinking import Thinking
 from mctslab.core.result import SearchResult
 
 
 def analyze(
-    game: opt.GameName,
+    game: _records.GameArgument = None,
     moves: Annotated[str | None, typer.Option(help='Moves played so far, e.g. "h8 i9 h9".')] = None,
+    record: Annotated[
+        Path | None,
+        typer.Option(
+            help="Start from the end of this game record (then --moves); see docs/records.md.",
+            dir_okay=False,
+        ),
+    ] = None,
     size: opt.Size = None,
     width: opt.Width = None,
     height: opt.Height = None,
@@ -31,8 +40,10 @@ def analyze(
     as_json: opt.Json = False,
 ) -> None:
     """Search a position and list the top moves with visits, value and principal variation."""
-    state = opt.new_state(game, size=size, width=width, height=height, k=k, start=start)
-    opt.play_moves(state, moves)
+    initial, prefix = _records.begin(
+        game, record, size=size, width=width, height=height, k=k, start=start
+    )
+    state = opt.play_moves(_records.replay(initial, prefix), moves)
     if state.is_terminal():
         opt.fail(f"the game is already over ({state.outcome()}); there is nothing to analyse.")
     player = opt.mcts_player(

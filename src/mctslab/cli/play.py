@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.text import Text
 
 from mctslab.cli import _options as opt
+from mctslab.cli import _records
 from mctslab.cli._thinking import Thinking
 from mctslab.games import State
 from mctslab.players.mcts import MCTSPlayer
+from mctslab.records import result_tag
 
 HELP = (
     "Type a move ({notation}), or a command: "
@@ -21,7 +25,7 @@ HELP = (
 
 
 def play(
-    game: opt.GameName,
+    game: _records.GameArgument = None,
     size: opt.Size = None,
     width: opt.Width = None,
     height: opt.Height = None,
@@ -31,6 +35,18 @@ def play(
     ai_vs_ai: Annotated[bool, typer.Option(help="The AI plays both sides.")] = False,
     moves: Annotated[
         str | None, typer.Option(help='Start after these moves, e.g. "h8 i9".')
+    ] = None,
+    load: Annotated[
+        Path | None,
+        typer.Option(
+            help="Continue the game in this record (see docs/records.md).", dir_okay=False
+        ),
+    ] = None,
+    save: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write the game's record here when it ends or is stopped.", dir_okay=False
+        ),
     ] = None,
     iterations: opt.Iterations = None,
     seconds: opt.Seconds = None,
@@ -43,11 +59,13 @@ def play(
 
     Without a terminal to read moves from (or with --ai-vs-ai) the AI plays both sides.
     """
-    state = opt.play_moves(
-        opt.new_state(game, size=size, width=width, height=height, k=k, start=start), moves
+    initial, prefix = _records.begin(
+        game, load, size=size, width=width, height=height, k=k, start=start
     )
+    state = opt.play_moves(_records.replay(initial, prefix), moves, prefix)
     if state.spec.num_players != 2:
-        opt.fail(f"{game} is not a two-player game; try `mctslab {game} --help`.")
+        name = state.spec.name
+        opt.fail(f"{name} is not a two-player game; try `mctslab {name} --help`.")
     if not ai_vs_ai and not _has_terminal():
         opt.console.print("No terminal to read moves from: the AI plays both sides.")
         ai_vs_ai = True
@@ -55,10 +73,13 @@ def play(
         engine, opt.search_config(seed, c), opt.budget(iterations, seconds), workers
     )
     human = None if ai_vs_ai else (1 if ai_first else 0)
+    session = _Game(state, ai, human)
     try:
-        _Game(state, ai, human).run()
+        session.run()
     finally:
         ai.close()
+        if save is not None:
+            _records.write(save, initial, prefix + session.history, session.tags())
 
 
 def _has_terminal() -> bool:
@@ -97,6 +118,15 @@ class _Game:
             self.history.append(move)
             self.ai.observe(move)
         self._summary()
+
+    def tags(self) -> dict[str, str]:
+        """Record tags: who played each side (by the game's player names) and the result."""
+        tags = {
+            re.sub(r"\W", "", name): "you" if player == self.human else self.ai.name
+            for player, name in enumerate(self.state.spec.player_names)
+        }
+        tags["Result"] = result_tag(self.state)
+        return tags
 
     def _show(self) -> None:
         opt.console.print()

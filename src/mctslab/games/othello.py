@@ -262,6 +262,10 @@ class OthelloState(State):
         """Discs of Black (player 0) and White (player 1)."""
         return (self._board(0).bit_count(), self._board(1).bit_count())
 
+    def disc_masks(self) -> tuple[int, int]:
+        """Black's and White's discs as 64-bit masks, the form :func:`from_discs` takes."""
+        return (self._board(0), self._board(1))
+
     def _board(self, player: int) -> int:
         return int(self._data[DISCS + player]) & _U64_MASK
 
@@ -347,3 +351,49 @@ def make() -> OthelloState:
     data[DISCS + 1] = white
     data[MOBILITY] = np.int64(_mobility(np.uint64(black), np.uint64(white)))
     return OthelloState(spec, data)
+
+
+def from_discs(black: int, white: int, to_move: int = 0) -> OthelloState:
+    """A set-up position: the discs as 64-bit masks (bit ``row * 8 + column``) and who moves.
+
+    Engine protocols send positions this way (GGF's ``BO[...]`` in NBoard's
+    ``set game``). The history is unknown: the ply count is the number of
+    discs placed since the start and there is no last move. A side to move
+    without a placement must pass; with no placement for either side the game
+    is over, scored by discs as usual.
+    """
+    for name, mask in (("black", black), ("white", white)):
+        if not isinstance(mask, int) or not 0 <= mask <= _U64_MASK:
+            raise ValueError(
+                f"The {name!r} parameter of from_discs must be an int in [0, 2**64). "
+                f"Got {mask!r} instead."
+            )
+    if black & white:
+        raise ValueError(
+            "The 'black' and 'white' discs of from_discs must not overlap. "
+            f"Got both on bits {black & white:#x} instead."
+        )
+    if to_move not in (0, 1):
+        raise ValueError(
+            f"The 'to_move' parameter of from_discs must be 0 or 1. Got {to_move!r} instead."
+        )
+    state = make()
+    data = state._data
+    data[DISCS] = _signed(black)
+    data[DISCS + 1] = _signed(white)
+    data[TO_MOVE] = to_move
+    data[PLY] = max(0, (black | white).bit_count() - 4)
+    own, opp = (black, white) if to_move == 0 else (white, black)
+    mobility = int(_mobility(np.uint64(own), np.uint64(opp)))
+    data[MOBILITY] = _signed(mobility)
+    if mobility == 0 and int(_mobility(np.uint64(opp), np.uint64(own))) == 0:
+        black_discs, white_discs = black.bit_count(), white.bit_count()
+        data[STATUS] = (
+            DRAW if black_discs == white_discs else (0 if black_discs > white_discs else 1)
+        )
+    return state
+
+
+def _signed(mask: int) -> int:
+    """A 64-bit mask as the int64 with the same bits (the state array is int64)."""
+    return mask - (1 << 64) if mask >> 63 else mask

@@ -1,0 +1,54 @@
+"""What the protocol commands (brain, nboard, gtp) share: their options and the engine setup.
+
+A protocol owns stdout: only its lines go there. Everything else, the
+first-run compile notice included, goes to stderr.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from mctslab.cli import _options as opt
+from mctslab.players.mcts import new_engine
+from mctslab.protocols import Thinker
+from mctslab.protocols._serve import DEFAULT_MOVE_SECONDS, log_to_stderr
+
+MoveSeconds = Annotated[
+    float | None,
+    typer.Option(
+        "--seconds",
+        help=(
+            "Most thinking time per move; also the time per move when the controller sets no "
+            f"clock (default {DEFAULT_MOVE_SECONDS:g} s)."
+        ),
+    ),
+]
+MoveIterations = Annotated[
+    int | None,
+    typer.Option(help="Fixed simulations per move (reproducible with --seed); overrides depth."),
+]
+
+
+def thinker(
+    engine: str,
+    seed: int | None,
+    c: float | None,
+    iterations: int | None,
+    seconds: float | None,
+    workers: int,
+) -> Thinker:
+    """The engine a protocol command searches with, compiled before the first command is read."""
+    try:
+        searcher = new_engine(engine, opt.search_config(seed, c), workers=workers)
+        result = Thinker(searcher, iterations=iterations, seconds=seconds)
+    except ValueError as error:
+        opt.fail(str(error))
+    if engine == "compiled":
+        from mctslab import fast
+
+        if not fast.is_warm():
+            log_to_stderr("mctslab: compiling the search engine (first run only)...")
+        fast.warm_up()
+    return result

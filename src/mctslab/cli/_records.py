@@ -1,0 +1,65 @@
+"""Game records on the command line: ``play --load/--save`` and ``analyze --record``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from mctslab.cli import _options as opt
+from mctslab.games import State, available_games
+from mctslab.records import GameRecord, RecordError, dump_record, load_record
+
+GameArgument = Annotated[
+    str | None,
+    typer.Argument(
+        help=f"The game: {', '.join(available_games())} (optional with a record).",
+        show_default=False,
+    ),
+]
+
+
+def begin(game: str | None, path: Path | None, **board: Any) -> tuple[State, list[int]]:
+    """The initial position and the moves to start from: a record's, or a new ``game``'s.
+
+    ``board`` holds the command's game options (size, k, ...): a record sets
+    them itself, so giving both is refused.
+    """
+    if path is None:
+        if game is None:
+            opt.fail("name the game (e.g. gomoku), or give a game record.")
+        return opt.new_state(game, **board), []
+    record = read(path)
+    if game is not None and game != record.game:
+        opt.fail(f"{path} records a game of {record.game}, not {game}.")
+    given = [f"--{name}" for name, value in board.items() if value is not None]
+    if given:
+        opt.fail(f"{path} sets the game's parameters; drop {', '.join(given)}.")
+    return record.start, list(record.moves)
+
+
+def replay(start: State, moves: Sequence[int]) -> State:
+    """``start`` (left untouched) after ``moves``, already checked."""
+    state = start.clone()
+    for move in moves:
+        state.apply(move)
+    return state
+
+
+def read(path: Path) -> GameRecord:
+    try:
+        return load_record(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        opt.fail(f"cannot read the game record {path}: {error.strerror or error}.")
+    except RecordError as error:
+        opt.fail(f"{path}: {error}")
+
+
+def write(path: Path, start: State, moves: Sequence[int], tags: Mapping[str, str]) -> None:
+    try:
+        path.write_text(dump_record(start, moves, tags=tags), encoding="utf-8")
+    except OSError as error:
+        opt.fail(f"cannot write the game record {path}: {error.strerror or error}.")
+    opt.console.print(f"Game record saved to {path}.")

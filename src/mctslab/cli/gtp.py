@@ -1,0 +1,36 @@
+"""`mctslab gtp <game>`: a GTP (Go Text Protocol v2) engine for a board game on stdin/stdout."""
+
+from __future__ import annotations
+
+from mctslab.cli import _options as opt
+from mctslab.cli import _protocol
+from mctslab.protocols import GTPEngine, serve_stdio
+from mctslab.protocols.gtp import GAMES
+
+
+def gtp(
+    game: opt.GameName,
+    size: opt.Size = None,
+    width: opt.Width = None,
+    height: opt.Height = None,
+    k: opt.K = None,
+    iterations: _protocol.MoveIterations = None,
+    seconds: _protocol.MoveSeconds = None,
+    engine: opt.Engine = "compiled",
+    workers: opt.Workers = 1,
+    seed: opt.Seed = None,
+    c: opt.Exploration = None,
+) -> None:
+    """Play gomoku, othello, connect4 or tictactoe as a GTP engine on stdin/stdout.
+
+    Colours: black is the first player. Vertices: gomoku letters skip I as in Go;
+    othello uses its own coordinates (F5); connect4 names the cell the disc lands on (D1).
+    """
+    if game not in GAMES:
+        opt.fail(f"GTP is offered for the board games {', '.join(GAMES)}; got {game!r}.")
+    start = opt.new_state(game, size=size, width=width, height=height, k=k)
+    thinker = _protocol.thinker(engine, seed, c, iterations, seconds, workers)
+    try:
+        serve_stdio(GTPEngine(thinker, game, dict(start.spec.params)))
+    finally:
+        thinker.close()

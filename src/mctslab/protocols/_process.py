@@ -1,0 +1,170 @@
+"""An external engine as a subprocess: lines over pipes, with timeouts and clear failures.
+
+Two daemon threads drain the engine's stdout (into a queue read with a
+timeout) and stderr (its last lines are kept for error messages), so an
+engine that talks a lot on stderr never blocks on a full pipe.
+"""
+
+from __future__ import annotations
+
+import queue
+import shlex
+import subprocess
+import threading
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO
+
+#: Lines of the engine's stderr (and of the conversation) quoted when it fails.
+TAIL_LINES = 8
+#: Seconds a closing engine gets to exit before it is killed.
+CLOSE_GRACE = 2.0
+
+
+class EngineError(RuntimeError):
+    """An external engine could not start, died, timed out, or broke its protocol."""
+
+
+class EngineTimeoutError(EngineError):
+    """An external engine did not answer in time."""
+
+
+class EngineResignedError(EngineError):
+    """An external engine resigned (GTP's ``genmove`` answered ``resign``).
+
+    ``player`` is the index of the side that resigned, for a caller scoring the game.
+    """
+
+    def __init__(self, message: str, player: int) -> None:
+        super().__init__(message)
+        self.player = player
+
+
+def command_args(command: str | Sequence[str], owner: str) -> list[str]:
+    """The argument list of ``command`` (a shell-like string is split as a POSIX shell does)."""
+    args = shlex.split(command) if isinstance(command, str) else [str(arg) for arg in command]
+    if not args:
+        raise ValueError(
+            f"The 'command' parameter of {owner} must name a program to run. "
+            f"Got {command!r} instead."
+        )
+    return args
+
+
+def program_name(args: Sequence[str]) -> str:
+    """A short name for the engine: its program's file name."""
+    return Path(args[0]).name or args[0]
+
+
+class EngineProcess:
+    """One running engine; ``protocol`` names it in error messages (e.g. "Gomocup")."""
+
+    def __init__(self, args: Sequence[str], protocol: str) -> None:
+        self.args = list(args)
+        self.label = f"{protocol} engine {program_name(self.args)!r}"
+        try:
+            self._process = subprocess.Popen(
+                self.args,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                bufsize=1,
+            )
+        except OSError as error:
+            raise EngineError(
+                f"Cannot start the {self.label} ({shlex.join(self.args)}): {error}"
+            ) from error
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._stderr: deque[str] = deque(maxlen=TAIL_LINES)
+        self._talk: deque[str] = deque(maxlen=TAIL_LINES)
+        assert self._process.stdout is not None and self._process.stderr is not None
+        threading.Thread(target=self._drain, args=(self._process.stdout,), daemon=True).start()
+        threading.Thread(
+            target=self._keep_stderr, args=(self._process.stderr,), daemon=True
+        ).start()
+
+    @property
+    def alive(self) -> bool:
+        return self._process.poll() is None
+
+    def send(self, line: str, newline: str = "\n") -> None:
+        """Write one line to the engine (flushed)."""
+        stdin = self._process.stdin
+        assert stdin is not None
+        self._talk.append(f"> {line}")
+        try:
+            stdin.write(line + newline)
+            stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise self.failure(f"could not be sent {line!r}") from None
+
+    def receive(self, timeout: float, waiting_for: str) -> str:
+        """The engine's next line (line ending removed); raises after ``timeout`` seconds."""
+        try:
+            line = self._lines.get(timeout=max(0.0, timeout))
+        except queue.Empty:
+            raise EngineTimeoutError(
+                f"The {self.label} did not answer {waiting_for} within {timeout:.1f} s."
+                + self._context()
+            ) from None
+        if line is None:
+            self._lines.put(None)  # later reads fail the same way
+            raise self.failure(f"closed its output while we waited for {waiting_for}")
+        self._talk.append(f"< {line}")
+        return line
+
+    def failure(self, what: str) -> EngineError:
+        """An error saying the engine ``what``, with its exit status and last words."""
+        try:
+            code = self._process.wait(timeout=0.5)
+            status = f" (it exited with status {code})"
+        except subprocess.TimeoutExpired:
+            status = ""
+        return EngineError(f"The {self.label} {what}{status}." + self._context())
+
+    def protocol_error(self, line: str, expected: str) -> EngineError:
+        """An error for a line that the protocol does not allow here."""
+        return EngineError(
+            f"The {self.label} answered {line!r} where the protocol expects {expected}."
+            + self._context()
+        )
+
+    def close(self, farewell: Sequence[str] = (), newline: str = "\n") -> None:
+        """Say ``farewell`` (e.g. "END", "quit"), close its input, and kill it if it lingers."""
+        if self.alive:
+            for line in farewell:
+                try:
+                    self.send(line, newline)
+                except EngineError:
+                    break
+        try:
+            if self._process.stdin is not None:
+                self._process.stdin.close()
+        except OSError:
+            pass
+        try:
+            self._process.wait(timeout=CLOSE_GRACE)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+
+    def _context(self) -> str:
+        parts = []
+        if self._talk:
+            parts.append("\nLast lines exchanged:\n  " + "\n  ".join(self._talk))
+        if self._stderr:
+            parts.append("\nIts stderr ended with:\n  " + "\n  ".join(self._stderr))
+        return "".join(parts)
+
+    def _drain(self, stream: IO[str]) -> None:
+        for line in stream:
+            self._lines.put(line.rstrip("\r\n"))
+        self._lines.put(None)
+
+    def _keep_stderr(self, stream: IO[str]) -> None:
+        for line in stream:
+            self._stderr.append(line.rstrip("\r\n"))

@@ -1,0 +1,217 @@
+"""What the protocol servers share: the line loop, a clean stdout, and searching to a clock.
+
+Each server is a ``handle(line) -> Iterable[str]`` core (so tests drive it with
+no process at all) run by :func:`serve` over any lines and any writer;
+:func:`serve_stdio` runs it on the real stdin/stdout, where the protocol
+lines must be the only output: everything else written to stdout, by us,
+numba or a worker process, is sent to stderr instead.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Protocol, TextIO
+
+from mctslab.core.config import Budget
+from mctslab.core.engine import Engine
+from mctslab.core.result import SearchResult
+from mctslab.games import State
+
+#: Seconds a move when neither the controller's clock nor the command line sets a budget.
+DEFAULT_MOVE_SECONDS = 1.0
+#: Our moves still to come are estimated as the plies left over two, at most
+#: this many: games rarely last longer, and the estimate is redone every move,
+#: so a game that does goes on with geometrically shrinking shares of the clock.
+HORIZON_MOVES = 30
+#: Kept back from every allotment: a share for the reply and the process, a
+#: fixed part for the search's last chunk (the compiled loop checks the clock
+#: about every 50 ms) and for the pipes.
+SAFETY_FRACTION = 0.1
+SAFETY_SECONDS = 0.05
+#: The least a search is given, even when the clock says "as fast as possible".
+MIN_SECONDS = 0.01
+
+Log = Callable[[str], None]
+
+
+def log_to_stderr(message: str) -> None:
+    """Diagnostics of a protocol server: never on stdout, which belongs to the protocol."""
+    print(message, file=sys.stderr, flush=True)
+
+
+class LineServer(Protocol):
+    """A protocol server core: each input line in, the reply lines out.
+
+    The replies may be produced lazily (NBoard yields its "thinking" status
+    before searching), so a caller iterates them as they come.
+    """
+
+    finished: bool
+
+    def handle(self, line: str) -> Iterable[str]: ...
+
+
+def serve(server: LineServer, lines: Iterable[str], write: Callable[[str], None]) -> None:
+    """Feed ``lines`` to ``server`` and ``write`` every reply line, until it has finished."""
+    for line in lines:
+        for reply in server.handle(line):
+            write(reply)
+        if server.finished:
+            return
+
+
+def serve_stdio(server: LineServer) -> None:
+    """Run ``server`` on stdin/stdout, one flushed line at a time; stray output goes to stderr."""
+    with protocol_stdout() as out:
+
+        def write(line: str) -> None:
+            out.write(line + "\n")
+            out.flush()
+
+        serve(server, sys.stdin, write)
+
+
+@contextmanager
+def protocol_stdout() -> Iterator[TextIO]:
+    """A stream on the real stdout for protocol lines, with everything else sent to stderr.
+
+    At the file-descriptor level when stdout has one (so child processes and
+    C code are caught too), else by swapping ``sys.stdout`` (as under a test
+    runner's captured streams).
+    """
+    stdout = sys.stdout
+    stdout.flush()
+    try:
+        fd = stdout.fileno()
+        sys.stderr.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        sys.stdout = sys.stderr
+        try:
+            yield stdout
+        finally:
+            sys.stdout = stdout
+        return
+    saved = os.dup(fd)
+    os.dup2(sys.stderr.fileno(), fd)
+    out = os.fdopen(os.dup(saved), "w", encoding="utf-8", newline="\n")
+    try:
+        yield out
+    finally:
+        out.close()
+        stdout.flush()  # stray output still buffered belongs to stderr too
+        os.dup2(saved, fd)
+        os.close(saved)
+
+
+def failure_message(error: Exception, log: Log) -> str:
+    """One line for a protocol error reply; an unexpected error's traceback goes to ``log``."""
+    if not isinstance(error, ValueError):
+        log("".join(traceback.format_exception(error)).rstrip())
+        return f"internal error: {type(error).__name__}: {error}"
+    return " ".join(str(error).split("\n", 1)[0].split())
+
+
+def verdict(state: State) -> str:
+    """How a game stands, in a few words for an error message ("White won with 5 in a row")."""
+    outcome = state.outcome()
+    if outcome is None:
+        return "it goes on"
+    if outcome.winner is None:
+        return f"a draw, {outcome.reason}"
+    return f"{state.spec.player_names[outcome.winner]} won with {outcome.reason}"
+
+
+def moves_to_go(plies_left: int) -> int:
+    """Our moves still to come, estimated from the plies the game can last at most."""
+    return max(1, min(HORIZON_MOVES, (plies_left + 1) // 2))
+
+
+def allot(
+    *, per_move: float | None = None, remaining: float | None = None, moves_left: int = 1
+) -> float | None:
+    """Seconds to search one move: the tighter of the move limit and a share of the time left.
+
+    None when the controller gave no limit. The safety margins are taken off,
+    and the result is at least :data:`MIN_SECONDS` (a limit of 0 means "as
+    fast as possible" in the Gomocup protocol).
+    """
+    limits = []
+    if per_move is not None:
+        limits.append(per_move)
+    if remaining is not None:
+        limits.append(remaining / max(1, moves_left))
+    if not limits:
+        return None
+    limit = max(0.0, min(limits))
+    return max(MIN_SECONDS, limit * (1.0 - SAFETY_FRACTION) - SAFETY_SECONDS)
+
+
+class Thinker:
+    """An engine with the command line's budget, searching each move to the controller's clock.
+
+    - ``iterations``: a fixed number of simulations a move (reproducible with
+      a seed); it overrides any mapping a protocol makes (NBoard's depth).
+    - ``seconds``: the most time a move, whatever the clock allows; also the
+      budget when the controller sets no clock (default
+      :data:`DEFAULT_MOVE_SECONDS`).
+    - ``memory_mb``: the tree's memory limit (the Gomocup brain sets it from
+      ``INFO max_memory``).
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        iterations: int | None = None,
+        seconds: float | None = None,
+        memory_mb: float | None = None,
+    ) -> None:
+        self.engine = engine
+        self.iterations = iterations
+        self.seconds = seconds
+        self.memory_mb = memory_mb
+        Budget(iterations=iterations, seconds=seconds, memory_mb=memory_mb)  # checks them
+
+    @property
+    def workers(self) -> int:
+        """Processes the engine searches in (each holds its own tree and interpreter)."""
+        return int(getattr(self.engine, "workers", 1))
+
+    def budget(self, allotted: float | None = None, iterations: int | None = None) -> Budget:
+        """The budget of one move: the clock's ``allotted`` seconds and ``iterations`` if given.
+
+        The command line's ``iterations`` win over the ones given here; its
+        ``seconds`` cap the allotment.
+        """
+        seconds = min(
+            (limit for limit in (allotted, self.seconds) if limit is not None), default=None
+        )
+        iterations = self.iterations if self.iterations is not None else iterations
+        if seconds is None and iterations is None:
+            seconds = DEFAULT_MOVE_SECONDS
+        return Budget(iterations=iterations, seconds=seconds, memory_mb=self.memory_mb)
+
+    def search(
+        self, state: State, allotted: float | None = None, iterations: int | None = None
+    ) -> SearchResult:
+        return self.engine.search(state, self.budget(allotted, iterations))
+
+    def advance(self, move: int) -> None:
+        """Keep the subtree of ``move``; a tree that does not hold the move is dropped."""
+        try:
+            self.engine.advance(move)
+        except ValueError:
+            self.engine.reset()
+
+    def reset(self) -> None:
+        self.engine.reset()
+
+    def close(self) -> None:
+        close = getattr(self.engine, "close", None)
+        if close is not None:
+            close()

@@ -1,0 +1,306 @@
+"""Game records: one small text format for every bundled game, to save, load and share games.
+
+A record names the game and its parameters, may carry tags, and lists the
+moves from the game's start position (``docs/records.md`` describes it in full)::
+
+    # Comments run from '#' to the end of the line; blank lines are ignored.
+    gomoku width=15 height=15 k=5
+    [Black "you"]
+    [White "mcts-compiled"]
+    [Result "1-0"]
+    h8 i9 h9 i10 h10 i11 h11 i12 h12
+
+The first line that is not blank or a comment is the header: the game's name,
+then its parameters as ``key=value`` (values without spaces; a list is
+comma-separated, e.g. ``moves=2,-2,3,-3``). Any later line that starts with
+``[`` is a tag ``[Name "value"]`` (free metadata, kept in order; ``\\"`` and
+``\\\\`` escape a quote and a backslash). Every other line holds moves, in the
+game's own notation:
+
+- Othello is a transcript without spaces, ``f5d6c3d3c4``; a pass is ``PA``
+  (``pass`` and any case are read too), and a pass that is forced may be left
+  out, as published transcripts do;
+- Connect Four is its columns without spaces, ``4453``;
+- every other game separates moves by spaces: ``h8 i9`` (Gomoku), ``b2 a1``
+  (tic-tac-toe), ``3 1`` (countdown), ``+20 -18`` (numbers).
+
+Moves may be split over lines anywhere between moves, and spaces are allowed
+in the compact forms too. A record that cannot be read raises
+:class:`RecordError` (a ValueError) naming the line, the move and the reason.
+
+The API, used by ``mctslab play``/``analyze``, the web board and the arena:
+
+- :func:`dump_record` ``(start, moves, *, tags=None) -> str``
+- :func:`load_record` ``(text) -> GameRecord`` with ``start``, ``moves``
+  (ids), ``final`` and ``tags``
+- :func:`parse_moves` ``(state, text) -> list[int]``: a move list in record
+  notation, checked move by move from ``state``
+- :func:`result_tag` ``(state) -> str``: ``"1-0"``, ``"0-1"``, ``"1/2-1/2"``
+  or ``"*"``, the customary Result tag
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from mctslab.games import State, available_games, make
+
+__all__ = [
+    "GameRecord",
+    "RecordError",
+    "dump_record",
+    "load_record",
+    "parse_moves",
+    "result_tag",
+]
+
+#: Games written without spaces between moves, with the pattern of one move.
+_COMPACT: dict[str, re.Pattern[str]] = {
+    "othello": re.compile(r"pass|pa|[a-z]\d+", re.IGNORECASE),
+    "connect4": re.compile(r"\d"),
+}
+_TAG = re.compile(r'^\[\s*([A-Za-z]\w*)\s+"((?:[^"\\]|\\.)*)"\s*\]$')
+_TAG_NAME = re.compile(r"^[A-Za-z]\w*$")
+_INT = re.compile(r"^[+-]?\d+$")
+#: Move lines are wrapped to stay about this wide.
+_LINE_WIDTH = 72
+
+
+class RecordError(ValueError):
+    """A record that cannot be read; the message names the line (and move) and why."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A loaded record: the start position, the move ids played from it, and where they lead."""
+
+    start: State
+    moves: tuple[int, ...]
+    final: State
+    tags: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def game(self) -> str:
+        return self.start.spec.name
+
+    def notation(self) -> list[str]:
+        """The moves in the game's notation, in order."""
+        return _notation(self.start, self.moves)
+
+
+def dump_record(
+    start: State, moves: Iterable[int], *, tags: Mapping[str, str] | None = None
+) -> str:
+    """The record text of ``moves`` (ids) played from ``start``, the game's initial position.
+
+    Every move is checked as it is replayed; ``tags`` (e.g. players, result)
+    are written in order. ``load_record`` reads the text back to the same game.
+    """
+    game = start.spec.name
+    params = dict(start.spec.params)
+    if start.position_key() != make(game, **params).position_key():
+        raise ValueError(
+            f"A record starts from the initial position of {game}; the position given is not "
+            "it. Pass the initial position and every move played since."
+        )
+    move_list = [int(move) for move in moves]
+    state = start.clone()
+    for number, move in enumerate(move_list, start=1):
+        try:
+            state.play(move)
+        except ValueError as error:
+            raise ValueError(f"move {number} of the record: {error}") from None
+    lines = [" ".join([game, *(f"{key}={_format_value(value)}" for key, value in params.items())])]
+    for name, value in (tags or {}).items():
+        if not _TAG_NAME.match(name):
+            raise ValueError(
+                f"A record tag name must be a letter then letters, digits or '_'. Got {name!r}."
+            )
+        if "\n" in value or "\r" in value:
+            raise ValueError(f"A record tag value must be one line. Got {value!r} for {name}.")
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+        lines.append(f'[{name} "{escaped}"]')
+    lines.extend(_wrap(_notation(start, move_list), "" if game in _COMPACT else " "))
+    return "\n".join(lines) + "\n"
+
+
+def load_record(text: str) -> GameRecord:
+    """Read a record (see the module docstring); raises :class:`RecordError` if it is corrupt."""
+    header: tuple[int, str] | None = None
+    tags: dict[str, str] = {}
+    move_lines: list[tuple[int, str]] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if header is None:
+            header = (number, line)
+        elif line.startswith("["):
+            match = _TAG.match(line)
+            if match is None:
+                raise RecordError(f'record line {number}: {line!r} is not a tag [Name "value"].')
+            tags[match.group(1)] = re.sub(r"\\(.)", r"\1", match.group(2))
+        else:
+            move_lines.append((number, line))
+    if header is None:
+        raise RecordError("record: empty (no header line naming the game).")
+    start = _start_position(*header)
+    state = start.clone()
+    moves: list[int] = []
+    for number, line in move_lines:
+        moves.extend(_play_line(state, line, number, len(moves)))
+    return GameRecord(start=start, moves=tuple(moves), final=state, tags=tags)
+
+
+def parse_moves(state: State, text: str) -> list[int]:
+    """The move ids of ``text`` (record notation, several lines allowed), played from ``state``.
+
+    ``state`` is left untouched; raises :class:`RecordError` naming the bad move.
+    """
+    position = state.clone()
+    moves: list[int] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        moves.extend(_play_line(position, line.split("#", 1)[0], number, len(moves)))
+    return moves
+
+
+def result_tag(state: State) -> str:
+    """The customary Result tag of a two-player game: 1-0, 0-1, 1/2-1/2, or * while it goes on.
+
+    For a one-player game it is the final reward (``*`` while it goes on).
+    """
+    outcome = state.outcome()
+    if outcome is None:
+        return "*"
+    if state.spec.num_players == 1:
+        return f"{outcome.returns[0]:g}"
+    if outcome.winner is None:
+        return "1/2-1/2"
+    return "1-0" if outcome.winner == 0 else "0-1"
+
+
+# -- reading ------------------------------------------------------------------
+def _start_position(line_number: int, line: str) -> State:
+    """The initial position named by the header line."""
+    if line.startswith("["):
+        raise RecordError(
+            f"record line {line_number}: the first line names the game (e.g. 'gomoku size=15'); "
+            "tags come after it."
+        )
+    game, *assignments = line.split()
+    if game not in available_games():
+        raise RecordError(
+            f"record line {line_number}: unknown game {game!r}; "
+            f"available games: {', '.join(available_games())}."
+        )
+    params: dict[str, Any] = {}
+    for assignment in assignments:
+        key, equals, value = assignment.partition("=")
+        if not equals or not key or not value:
+            raise RecordError(
+                f"record line {line_number}: game parameter {assignment!r} is not key=value."
+            )
+        params[key] = _parse_value(value)
+    try:
+        return make(game, **params)
+    except ValueError as error:
+        raise RecordError(f"record line {line_number}: {error}") from None
+
+
+def _parse_value(text: str) -> Any:
+    """An int, a tuple of ints (comma-separated), or the text itself."""
+    if _INT.match(text):
+        return int(text)
+    parts = text.split(",")
+    if len(parts) > 1 and all(_INT.match(part) for part in parts):
+        return tuple(int(part) for part in parts)
+    return text
+
+
+def _tokens(game: str, line: str) -> list[str]:
+    """The move tokens of one line; compact games split runs like ``f5d6`` into moves."""
+    pattern = _COMPACT.get(game)
+    if pattern is None:
+        return line.split()
+    tokens: list[str] = []
+    for chunk in line.split():
+        position = 0
+        while position < len(chunk):
+            match = pattern.match(chunk, position)
+            if match is None:
+                # The rest of the run is reported as the bad move.
+                tokens.append(chunk[position:])
+                break
+            tokens.append(match.group())
+            position = match.end()
+    return tokens
+
+
+def _play_line(state: State, line: str, line_number: int, played: int) -> list[int]:
+    """Play the moves of one line on ``state`` (in place); their ids, passes made explicit."""
+    moves: list[int] = []
+    for token in _tokens(state.spec.name, line):
+        number = played + len(moves) + 1
+        text = "pass" if token.lower() == "pa" else token
+        try:
+            if not _names_pass(text) and _must_pass(state):
+                # Transcripts customarily leave out a forced pass.
+                forced = state.legal_moves()[0]
+                state.apply(forced)
+                moves.append(forced)
+                number += 1
+            move = state.parse_move(text)
+        except ValueError as error:
+            raise RecordError(
+                f"record line {line_number}, move {number} ({token!r}): {error}"
+            ) from None
+        state.apply(move)
+        moves.append(move)
+    return moves
+
+
+def _names_pass(text: str) -> bool:
+    return text.lower() == "pass"
+
+
+def _must_pass(state: State) -> bool:
+    """Whether the only legal move is a pass (so a transcript may leave it out)."""
+    legal = state.legal_moves()
+    return len(legal) == 1 and _names_pass(state.move_to_str(legal[0]))
+
+
+# -- writing ------------------------------------------------------------------
+def _notation(start: State, moves: Iterable[int]) -> list[str]:
+    state = start.clone()
+    written = []
+    for move in moves:
+        written.append(state.move_to_str(move))
+        state.apply(move)
+    return written
+
+
+def _wrap(notation: list[str], separator: str) -> list[str]:
+    """Move lines of about :data:`_LINE_WIDTH` characters, broken between moves."""
+    compact = separator == ""
+    lines: list[str] = []
+    current: list[str] = []
+    width = 0
+    for text in notation:
+        token = "PA" if compact and _names_pass(text) else text
+        if current and width + len(separator) + len(token) > _LINE_WIDTH:
+            lines.append(separator.join(current))
+            current, width = [], 0
+        width += (len(separator) if current else 0) + len(token)
+        current.append(token)
+    if current:
+        lines.append(separator.join(current))
+    return lines
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, tuple | list):
+        return ",".join(str(item) for item in value)
+    return str(value)

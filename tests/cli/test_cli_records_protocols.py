@@ -1,0 +1,134 @@
+"""Game records on the command line (play --load/--save, analyze --record) and the protocol
+commands (brain, nboard, gtp) driven through Typer's runner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mctslab.cli import app
+from mctslab.records import load_record
+
+runner = CliRunner()
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str]:
+    result = runner.invoke(app, list(args), input=input)
+    return result.exit_code, result.output
+
+
+def test_play_saves_a_record_that_loads_back(tmp_path: Path) -> None:
+    path = tmp_path / "game.txt"
+    code, output = run(
+        "play", "tictactoe", "--ai-vs-ai", "--moves", "b2 a1", "--iterations", "300",
+        "--engine", "python", "--seed", "5", "--save", str(path),
+    )  # fmt: skip
+    assert code == 0, output
+    assert "Game record saved to" in output
+    record = load_record(path.read_text())
+    assert record.final.is_terminal()
+    assert record.notation()[:2] == ["b2", "a1"]  # the --moves are part of the game
+    assert record.tags == {"X": "mcts-python", "O": "mcts-python", "Result": "1/2-1/2"}
+    assert "Result: draw" in output
+
+
+def test_play_continues_a_loaded_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    loaded = tmp_path / "start.txt"
+    loaded.write_text('tictactoe\n[Event "test"]\na1 a2 b2 b3\n')
+    saved = tmp_path / "end.txt"
+    code, output = run(
+        "play", "--load", str(loaded), "--iterations", "50", "--engine", "python",
+        "--save", str(saved), input="c3\n",
+    )  # fmt: skip
+    assert code == 0, output
+    assert "X (you) wins (three in a row)" in output
+    record = load_record(saved.read_text())
+    assert record.notation() == ["a1", "a2", "b2", "b3", "c3"]
+    assert record.tags["X"] == "you" and record.tags["Result"] == "1-0"
+
+
+def test_quitting_saves_the_unfinished_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    saved = tmp_path / "quit.txt"
+    code, output = run(
+        "play", "connect4", "--iterations", "50", "--engine", "python", "--seed", "1",
+        "--save", str(saved), input="4\nquit\n",
+    )  # fmt: skip
+    assert code == 0, output
+    record = load_record(saved.read_text())
+    assert record.notation()[0] == "4" and len(record.moves) == 2
+    assert record.tags["Result"] == "*"
+
+
+def test_analyze_a_record(tmp_path: Path) -> None:
+    path = tmp_path / "x.txt"
+    # X holds a1 and b2, O holds a2: O must block c3, the one square that completes X's line.
+    path.write_text("tictactoe\na1 a2 b2\n")
+    code, output = run(
+        "analyze", "--record", str(path), "--iterations", "2000", "--engine", "python",
+        "--seed", "1", "--json",
+    )  # fmt: skip
+    assert code == 0, output
+    assert json.loads(output)["best_move"] == "c3"
+    # After O's b3 instead (--moves go on from the record), X completes the diagonal at c3.
+    code, output = run(
+        "analyze", "--record", str(path), "--moves", "b3", "--iterations", "2000",
+        "--engine", "python", "--seed", "1", "--json",
+    )  # fmt: skip
+    assert code == 0, output
+    assert json.loads(output)["best_move"] == "c3"
+
+
+@pytest.mark.parametrize(
+    ("args", "record", "message"),
+    [
+        (["analyze", "gomoku"], "tictactoe\n", "records a game of tictactoe, not gomoku"),
+        (["analyze", "--size", "9"], "gomoku size=7\n", "sets the game's parameters; drop --size"),
+        (["play"], "tictactoe\nb2 b2\n", "record line 2, move 2 ('b2'): 'b2' is not legal"),
+        (["analyze"], "tictactoe\na1 a2 b1 b2 c1\n", "the game is already over"),
+    ],
+)
+def test_record_errors(tmp_path: Path, args: list[str], record: str, message: str) -> None:
+    path = tmp_path / "r.txt"
+    path.write_text(record)
+    option = "--load" if args[0] == "play" else "--record"
+    code, output = run(*args, option, str(path), "--engine", "python")
+    assert code == 2
+    assert message in " ".join(output.split())
+
+
+def test_a_game_or_a_record_is_needed(tmp_path: Path) -> None:
+    code, output = run("analyze")
+    assert code == 2 and "name the game" in output
+    code, output = run("play", "--load", str(tmp_path / "missing.txt"))
+    assert code == 2 and "cannot read the game record" in output
+
+
+def test_protocol_commands_have_help() -> None:
+    for command in ("brain", "nboard", "gtp"):
+        code, output = run(command, "--help")
+        assert code == 0 and "--seconds" in output and "--engine" in output
+
+
+def test_gtp_command_speaks_gtp() -> None:
+    code, output = run(
+        "gtp", "gomoku", "--size", "9", "--engine", "python", "--iterations", "50",
+        input="1 protocol_version\n2 boardsize 9\n3 play black e5\n4 genmove white\nquit\n",
+    )  # fmt: skip
+    assert code == 0, output
+    lines = output.splitlines()
+    assert lines[:6] == ["=1 2", "", "=2", "", "=3", ""]
+    assert lines[6].startswith("=4 ") and lines[8] == "="
+
+
+def test_protocol_commands_check_their_options() -> None:
+    code, output = run("gtp", "countdown")
+    assert code == 2 and "GTP is offered for the board games" in output
+    code, output = run("brain", "--engine", "gpu")
+    assert code == 2 and "The 'engine' parameter" in output

@@ -1,0 +1,74 @@
+"""Shared by the protocol tests: commands for real and scripted engines, and a game loop."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from mctslab.core.config import Budget, SearchConfig
+from mctslab.core.engine import Engine, Progress
+from mctslab.core.result import SearchResult
+from mctslab.games import State
+from mctslab.players import Player, new_engine
+from mctslab.protocols import Thinker
+
+SCRIPTED_ENGINE = Path(__file__).with_name("scripted_engine.py")
+
+
+def mctslab_command(*args: str) -> list[str]:
+    """mctslab itself as an engine process (``python -m mctslab ...``)."""
+    return [sys.executable, "-m", "mctslab", *args]
+
+
+def scripted(*rules: tuple[str, Sequence[str]]) -> list[str]:
+    """A scripted engine answering each line by the first matching ``(pattern, replies)``."""
+    return [sys.executable, str(SCRIPTED_ENGINE), json.dumps([list(rule) for rule in rules])]
+
+
+def play_game(state: State, players: Sequence[Player]) -> list[int]:
+    """Play ``players`` (by seat) to the end from ``state`` (in place); every move is checked."""
+    for player in players:
+        player.start(state.clone())
+    moves = []
+    while not state.is_terminal():
+        move = players[state.current_player].choose(state.clone())
+        state.play(move)
+        moves.append(move)
+        for player in players:
+            player.observe(move)
+    return moves
+
+
+class RecordingEngine:
+    """The generic engine, remembering the budget of every search (to check time management)."""
+
+    name = "recording"
+
+    def __init__(self, seed: int = 1) -> None:
+        self.inner: Engine = new_engine("python", SearchConfig(seed=seed))
+        self.budgets: list[Budget] = []
+
+    def search(
+        self,
+        state: State,
+        budget: Budget | None = None,
+        *,
+        progress: Progress | None = None,
+        stop: object = None,
+    ) -> SearchResult:
+        assert budget is not None
+        self.budgets.append(budget)
+        return self.inner.search(state, Budget(iterations=50))
+
+    def advance(self, move: int) -> None:
+        self.inner.advance(move)
+
+    def reset(self) -> None:
+        self.inner.reset()
+
+
+def thinker(iterations: int | None = 100, seed: int = 1) -> Thinker:
+    """A small, reproducible search for the in-memory server tests."""
+    return Thinker(new_engine("python", SearchConfig(seed=seed)), iterations=iterations)

@@ -1,0 +1,260 @@
+"""The Gomocup brain through a scripted transport, and the client against scripted brains."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from mctslab.games import make
+from mctslab.games.gomoku import GomokuState
+from mctslab.protocols import EngineError, EngineTimeoutError, GomocupBrain, GomocupEnginePlayer
+from mctslab.protocols._serve import MIN_SECONDS, SAFETY_FRACTION, SAFETY_SECONDS, Thinker
+from mctslab.protocols.gomocup import MIN_TREE_MB, PROCESS_MB
+from tests.conftest import load_data
+from tests.protocols.helpers import RecordingEngine, scripted, thinker
+
+SPEC = load_data("protocols.json")["gomocup"]
+MOVE = re.compile(r"^(\d+),(\d+)$")
+
+
+def talk(brain: GomocupBrain, *lines: str) -> list[str]:
+    """Every line the brain answers to ``lines``, in order."""
+    return [reply for line in lines for reply in brain.handle(line)]
+
+
+def move_of(reply: str, state: GomokuState) -> int:
+    match = MOVE.match(reply)
+    assert match is not None, reply
+    x, y = int(match.group(1)), int(match.group(2))
+    return y * state.width + x
+
+
+def test_a_short_game_of_begin_and_turn() -> None:
+    brain = GomocupBrain(thinker())
+    assert talk(brain, "START 9") == ["OK"]
+    referee = make("gomoku", size=9)
+    assert isinstance(referee, GomokuState)
+    [first] = talk(brain, "BEGIN")
+    referee.play(move_of(first, referee))
+    for _ in range(3):
+        opponent = referee.legal_moves()[0]
+        referee.play(opponent)
+        [answer] = talk(brain, f"TURN {referee.move_to_gomocup(opponent)}")
+        referee.play(move_of(answer, referee))
+    # The brain's board is the referee's: x is the column, y the row from the top.
+    assert brain._state is not None and brain._state == referee
+
+
+def test_the_specs_board_example() -> None:
+    brain = GomocupBrain(thinker())
+    assert talk(brain, "START 15") == ["OK"]
+    replies = talk(brain, *SPEC["board_example"])
+    assert len(replies) == 1
+    state = brain._state
+    assert state is not None
+    board = state.board()
+    # 10,10 and 11,11 are the brain's (Black, it moved first); 10,11 and 9,10 the opponent's.
+    assert board[10, 10] == board[11, 11] == 1 and board[11, 10] == board[10, 9] == 2
+    assert board.sum() == 2 * 1 + 2 * 2 + 1  # the brain's answer is a new black stone
+    x, y = (int(v) for v in replies[0].split(","))
+    assert board[y, x] == 1
+
+
+def test_board_where_the_brain_is_white() -> None:
+    brain = GomocupBrain(thinker())
+    talk(brain, "START 9")
+    [reply] = talk(brain, "BOARD", "4,4,2", "DONE")
+    state = brain._state
+    assert state is not None and state.board()[4, 4] == 1  # the opponent was Black
+    assert state.current_player == 0 and reply != "4,4"
+
+
+def test_about_follows_the_keyword_value_format() -> None:
+    [about] = talk(GomocupBrain(thinker()), "ABOUT")
+    pattern = r'\w+="[^"]*"(, ?\w+="[^"]*")*'
+    assert re.fullmatch(pattern, SPEC["about_example"])  # the format, checked on the spec's example
+    assert re.fullmatch(pattern, about) and 'name="mctslab"' in about
+
+
+def test_info_is_never_answered() -> None:
+    brain = GomocupBrain(thinker())
+    assert talk(brain, *SPEC["info_example"], "INFO game_type 1", "INFO folder /tmp") == []
+
+
+def test_an_unsupported_rule_is_reported_before_the_next_reply() -> None:
+    brain = GomocupBrain(thinker())
+    assert talk(brain, "INFO rule 1", "INFO rule 4") == []
+    replies = talk(brain, "START 9")
+    assert replies[-1] == "OK"
+    assert replies[0].startswith("MESSAGE rule 1 (exactly five in a row) is not supported")
+    assert replies[1].startswith("MESSAGE rule 4 (renju) is not supported")
+    assert talk(brain, "INFO rule 0", "RESTART") == ["OK"]
+
+
+def test_malformed_and_unknown_commands_keep_the_brain_running() -> None:
+    brain = GomocupBrain(thinker())
+    replies = talk(
+        brain,
+        "BEGIN",  # before START
+        "START 30",
+        "START nine",
+        "START 9",
+        "TURN 3",
+        "TURN 9,0",
+        "SWAP2BOARD",
+        "frobnicate 1 2",
+        "BOARD",
+        "1,1,3",
+        "DONE",
+        "BOARD",
+        "1,1,1",
+        "1,1,2",
+        "DONE",
+        "BOARD",
+        "1,1,1",
+        "2,2,1",
+        "DONE",
+        "TAKEBACK 1,1",
+        "INFO max_memory lots",
+        "TURN 4,4",
+    )
+    assert replies[:-2] == [
+        "ERROR no board yet: send START first",
+        "ERROR unsupported board 30x30: mctslab plays boards from 5 to 19 a side",
+        "ERROR START takes the board size; got 'nine'",
+        "OK",
+        "ERROR TURN takes x,y; got '3'",
+        "ERROR 9,0 is off the 9x9 board",
+        "UNKNOWN command 'SWAP2BOARD' is not supported",
+        "UNKNOWN command 'frobnicate' is not supported",
+        "ERROR BOARD field 3 (continuous game) is not supported",
+        "ERROR BOARD lists 1,1 twice",
+        "ERROR BOARD has 2 own and 0 opponent stones; with the brain to move it has as many own "
+        "stones as the opponent's, or one fewer",
+        "ERROR TAKEBACK 1,1: only the last move (none) can be taken back",
+    ]
+    assert replies[-2] == "MESSAGE INFO max_memory 'lots' is not a whole number; ignored"
+    assert MOVE.match(replies[-1])  # and it still plays
+
+
+def test_turn_on_a_taken_cell_or_after_the_end() -> None:
+    brain = GomocupBrain(thinker())
+    talk(brain, "START 5")
+    # The brain (Black: as many stones as the opponent) has four in a row on the bottom row.
+    board = ["BOARD", "0,4,1", "1,4,1", "2,4,1", "3,4,1", "0,0,2", "2,0,2", "0,2,2", "2,2,2"]
+    assert talk(brain, *board, "DONE") == ["4,4"]  # five in a row at once
+    assert talk(brain, "TURN 0,4") == ["ERROR 0,4 is already taken"]
+    assert talk(brain, "TURN 4,0") == ["ERROR the game is over (Black won with 5 in a row)"]
+    assert talk(brain, "BEGIN") == ["ERROR the game is over (Black won with 5 in a row)"]
+
+
+def test_takeback_undoes_the_last_move() -> None:
+    brain = GomocupBrain(thinker())
+    talk(brain, "START 7")
+    [first] = talk(brain, "BEGIN")
+    assert talk(brain, f"TAKEBACK {first}") == ["OK"]
+    assert brain._state is not None and not brain._state.board().any()
+    [again] = talk(brain, "TURN 0,0")
+    assert talk(brain, f"TAKEBACK {again}", "TAKEBACK 0,0") == ["OK", "OK"]
+    assert not brain._state.board().any()
+
+
+def test_end_finishes_without_a_word() -> None:
+    brain = GomocupBrain(thinker())
+    assert talk(brain, "START 7", "END") == ["OK"]
+    assert brain.finished
+
+
+def test_time_and_memory_limits_shape_the_search_budget() -> None:
+    engine = RecordingEngine()
+    brain = GomocupBrain(Thinker(engine))
+    talk(brain, "INFO timeout_turn 2000", "INFO max_memory 367001600", "START 9", "BEGIN")
+    budget = engine.budgets[-1]
+    assert budget.seconds == pytest.approx(2.0 * (1 - SAFETY_FRACTION) - SAFETY_SECONDS)
+    assert budget.memory_mb == pytest.approx(350 - PROCESS_MB)
+    # 6 s left on an empty 9x9 board: 81 empty cells, so the 30-move horizon applies and
+    # the share 6 / 30 s is tighter than the 2 s a turn.
+    talk(brain, "RESTART", "INFO time_left 6000", "BEGIN")
+    share = 6.0 / 30
+    assert engine.budgets[-1].seconds == pytest.approx(
+        share * (1 - SAFETY_FRACTION) - SAFETY_SECONDS
+    )
+    # 13 empty cells on a 5x5 board: at most 7 more moves of ours.
+    talk(brain, "START 5", "BOARD", *(f"{i % 5},{i // 5},{1 + i % 2}" for i in range(12)), "DONE")
+    assert engine.budgets[-1].seconds == pytest.approx(
+        6.0 / 7 * (1 - SAFETY_FRACTION) - SAFETY_SECONDS
+    )
+    # timeout_turn 0 means as fast as possible.
+    talk(brain, "INFO timeout_turn 0", "INFO time_left 2147483647", "RESTART", "BEGIN")
+    assert engine.budgets[-1].seconds == MIN_SECONDS
+    # Too little memory for a tree: searched with the minimum, and said so.
+    replies = talk(brain, "INFO max_memory 100000000", "RESTART")
+    assert replies[0].startswith("MESSAGE max_memory 95 MB leaves under") and replies[1] == "OK"
+    assert brain.thinker.memory_mb == MIN_TREE_MB
+
+
+# -- the client against scripted brains -----------------------------------------------
+def test_client_skips_messages_and_follows_suggest() -> None:
+    brain = scripted(
+        ("START", ["MESSAGE hello", "OK"]),
+        ("ABOUT", ['name="scripted", version="1"']),
+        ("BEGIN", ["DEBUG thinking", "SUGGEST 2,2"]),
+        ("PLAY (.*)", [r"\1"]),
+    )
+    player = GomocupEnginePlayer(brain, startup_seconds=10)
+    try:
+        state = make("gomoku", size=7)
+        player.start(state)
+        assert player.name == "gomocup:scripted"
+        assert player.choose(state) == 2 * 7 + 2
+    finally:
+        player.close()
+
+
+@pytest.mark.parametrize(
+    ("rules", "error", "message"),
+    [
+        ([("START", ["ERROR board too small"])], EngineError, "answered START 7 with 'ERROR"),
+        ([("START", ["what?"])], EngineError, "answered 'what?' where the protocol expects OK"),
+        ([("START", ["EXIT 3"])], EngineError, "exited with status 3"),
+        ([], EngineTimeoutError, "did not answer to START 7 within"),
+    ],
+)
+def test_client_reports_broken_brains(
+    rules: list[tuple[str, list[str]]], error: type[Exception], message: str
+) -> None:
+    player = GomocupEnginePlayer(scripted(*rules), startup_seconds=0.5)
+    with pytest.raises(error, match=re.escape(message)):
+        player.start(make("gomoku", size=7))
+    player.close()
+
+
+def test_client_rejects_illegal_or_garbled_moves() -> None:
+    rules = [("START", ["OK"]), ("ABOUT", ["mctslab-less brain"]), ("BEGIN", ["7,7"])]
+    player = GomocupEnginePlayer(scripted(*rules), startup_seconds=5)
+    state = make("gomoku", size=7)
+    try:
+        player.start(state)
+        with pytest.raises(EngineError, match="played 7,7, which is not a legal move"):
+            player.choose(state)
+    finally:
+        player.close()
+    rules[-1] = ("BEGIN", ["the centre"])
+    player = GomocupEnginePlayer(scripted(*rules), startup_seconds=5)
+    try:
+        player.start(state)
+        with pytest.raises(EngineError, match="where the protocol expects a move x,y"):
+            player.choose(state)
+    finally:
+        player.close()
+
+
+def test_client_refuses_what_gomocup_cannot_play() -> None:
+    player = GomocupEnginePlayer(["unused"])
+    with pytest.raises(ValueError, match="plays five in a row; this game needs 4"):
+        player.start(make("gomoku", size=7, k=4))
+    with pytest.raises(ValueError, match="plays gomoku; got othello"):
+        player.start(make("othello"))
+    with pytest.raises(EngineError, match="Cannot start the Gomocup engine 'no-such-brain'"):
+        GomocupEnginePlayer("no-such-brain --fast").start(make("gomoku", size=7))

@@ -1,0 +1,259 @@
+"""The GTP engine through a scripted transport, vertices, and the client against scripts."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from mctslab.games import IllegalMoveError, InvalidMoveError, make
+from mctslab.games.othello import PASS
+from mctslab.protocols import EngineError, EngineResignedError, GTPEngine, GTPEnginePlayer, Thinker
+from mctslab.protocols._serve import SAFETY_FRACTION, SAFETY_SECONDS
+from mctslab.protocols.gtp import LETTERS, from_vertex, to_vertex
+from mctslab.records import load_record
+from tests.conftest import load_data
+from tests.protocols.helpers import RecordingEngine, scripted, thinker
+
+SPEC = load_data("protocols.json")["gtp"]
+PASSES = load_data("othello.json")["many_passes_game"]
+
+
+def talk(engine: GTPEngine, *lines: str) -> list[str]:
+    return [reply for line in lines for reply in engine.handle(line)]
+
+
+def responses(engine: GTPEngine, *lines: str) -> list[str]:
+    """The first line of each response (every response ends with an empty line)."""
+    replies = talk(engine, *lines)
+    assert replies == [] or replies[-1] == ""
+    starts = [0] + [i + 1 for i, line in enumerate(replies[:-1]) if line == ""]
+    return [replies[i] for i in starts]
+
+
+@pytest.mark.parametrize("example", SPEC["examples"], ids=lambda e: e["command"])
+def test_the_specs_response_format(example: dict[str, object]) -> None:
+    assert talk(GTPEngine(thinker(), "othello"), str(example["command"])) == example["response"]
+
+
+def test_preprocessing_as_specified() -> None:
+    engine = GTPEngine(thinker(), "tictactoe")
+    assert talk(engine, "   ", "# a comment", "\t \x01") == []
+    assert talk(engine, "3\tname # who are you") == ["=3 mctslab", ""]
+    assert talk(engine, "4 na\x07me") == ["=4 mctslab", ""]
+
+
+def test_list_commands_holds_the_required_ones_and_all_are_known() -> None:
+    engine = GTPEngine(thinker(), "othello")
+    replies = talk(engine, "list_commands")
+    commands = [replies[0].removeprefix("= "), *replies[1:-1]]
+    required = {"protocol_version", "name", "version", "known_command", "list_commands", "quit"}
+    setup = {"boardsize", "clear_board", "komi", "play", "genmove", "undo", "showboard"}
+    assert required | setup | {"time_settings", "time_left"} <= set(commands)
+    for command in commands:
+        assert talk(engine, f"known_command {command}") == ["= true", ""]
+
+
+def test_a_game_of_tictactoe_with_undo_and_errors() -> None:
+    engine = GTPEngine(thinker(), "tictactoe")
+    assert responses(
+        engine,
+        "1 boardsize 3",
+        "2 clear_board",
+        "3 komi 0.5",
+        "4 play black b2",
+        "5 play black a1",  # out of turn
+        "6 play white b2",  # taken
+        "7 play white i9",  # not a vertex
+        "8 play white",
+        "9 play purple a1",
+        "10 boardsize 4",
+        "11 undo",
+        "12 undo",
+        "13 play x b2",
+    ) == [
+        "=1",
+        "=2",
+        "=3",
+        "=4",
+        "?5 illegal move: it is O's turn, not X's",
+        "?6 illegal move: b2 is not legal here",
+        "?7 syntax error: 'i9' is not a GTP vertex (a letter other than I, a number)",
+        "?8 syntax error: play takes a colour and a vertex",
+        "?9 syntax error: 'purple' is not a colour (black, b, white, w)",
+        "?10 unacceptable size",
+        "=11",
+        "?12 cannot undo",
+        "?13 syntax error: 'x' is not a colour (black, b, white, w)",
+    ]
+
+
+def test_genmove_plays_and_the_game_ends() -> None:
+    engine = GTPEngine(thinker(), "tictactoe")
+    colour = "b"
+    for _ in range(9):
+        [reply] = responses(engine, f"genmove {colour}")
+        if engine._state.is_terminal():
+            break
+        assert re.fullmatch(r"= [A-C][1-3]", reply)
+        colour = "w" if colour == "b" else "b"
+    assert engine._state.is_terminal()
+    assert responses(engine, f"genmove {colour}")[0].startswith("? cannot move: the game is over")
+    assert responses(engine, "showboard", "quit") == ["=", "="]
+    assert engine.finished
+
+
+def test_gomoku_vertices_skip_i() -> None:
+    state = make("gomoku", size=15)
+    # Our notation keeps every letter; GTP, as Go, skips I: our i8 is GTP J8.
+    assert to_vertex(state, state.parse_move("h8")) == "H8"
+    assert to_vertex(state, state.parse_move("i8")) == "J8"
+    assert to_vertex(state, state.parse_move("o15")) == "P15"
+    assert from_vertex(state, "j8") == state.parse_move("i8")
+    with pytest.raises(InvalidMoveError, match="not a GTP vertex"):
+        from_vertex(state, "I8")
+    with pytest.raises(InvalidMoveError, match="off the 15x15 board"):
+        from_vertex(state, "Q8")
+    assert [to_vertex(state, from_vertex(state, f"{c}7")) for c in LETTERS[:15]] == [
+        f"{c}7" for c in LETTERS[:15]
+    ]
+
+
+def test_connect4_vertices_name_the_landing_cell() -> None:
+    state = make("connect4")
+    assert to_vertex(state, 3) == "D1"
+    state.play(3)
+    assert to_vertex(state, 3) == "D2"
+    assert from_vertex(state, "D2") == 3 and from_vertex(state, "4") == 3
+    with pytest.raises(IllegalMoveError, match="lands on D2"):
+        from_vertex(state, "D5")
+    engine = GTPEngine(thinker(), "connect4")
+    replies = responses(engine, "play b d1", "play w d2", "play b 4", "genmove w")
+    assert replies[:3] == ["=", "=", "="] and re.fullmatch(r"= [A-G][1-6]", replies[3])
+
+
+def test_othello_plays_a_forced_pass_for_the_side_to_move() -> None:
+    # In the published game Black must pass after White's a7 (move 12); White's b5 follows.
+    moves = load_record(f"othello\n{PASSES['moves'][:24]}\n").notation()
+    engine = GTPEngine(thinker(), "othello")
+    colours = ["b", "w"] * 6
+    assert (
+        responses(engine, *(f"play {c} {m}" for c, m in zip(colours, moves, strict=True)))
+        == ["="] * 12
+    )
+    assert responses(engine, "play w b5") == ["="]  # Black's pass was played first
+    forced_pass, b5 = engine._turns[-1]
+    assert forced_pass == PASS and to_vertex(engine._state, b5) == "B5"
+    assert responses(engine, "undo") == ["="]  # the whole command is taken back
+    assert engine._state.legal_moves() == [PASS]
+    assert responses(engine, "genmove b") == ["= pass"]
+    assert responses(engine, "play b pass") == ["? illegal move: it is White's turn, not Black's"]
+
+
+def test_boardsize_for_gomoku_and_the_fixed_boards() -> None:
+    engine = GTPEngine(thinker(), "gomoku", {"size": 9, "k": 5})
+    assert responses(engine, "boardsize 13", "boardsize 4", "boardsize 20") == [
+        "=",
+        "? unacceptable size",
+        "? unacceptable size",
+    ]
+    assert engine._state.spec.params == {"width": 13, "height": 13, "k": 5}
+    assert responses(GTPEngine(thinker(), "othello"), "boardsize 8", "boardsize 19") == [
+        "=",
+        "? unacceptable size",
+    ]
+    with pytest.raises(ValueError, match="GTP is offered for the board games"):
+        GTPEngine(thinker(), "countdown")
+
+
+def test_time_settings_and_time_left_shape_the_search() -> None:
+    engine = RecordingEngine()
+    gtp = GTPEngine(Thinker(engine, seconds=30.0), "gomoku", {"size": 9})
+    margin = 1 - SAFETY_FRACTION
+    # No clock: --seconds is the budget.
+    talk(gtp, "genmove b")
+    assert engine.budgets[-1].seconds == 30.0
+    # Absolute time of 60 s: a share of it over the moves to go (81 - 1 plies: 30 moves).
+    talk(gtp, "time_settings 60 0 0", "genmove w")
+    assert engine.budgets[-1].seconds == pytest.approx(60 / 30 * margin - SAFETY_SECONDS)
+    # In byo-yomi: the time left over the stones left.
+    talk(gtp, "time_left b 20 4", "genmove b")
+    assert engine.budgets[-1].seconds == pytest.approx(20 / 4 * margin - SAFETY_SECONDS)
+    # Byo-yomi time with no stones means no limits.
+    talk(gtp, "time_settings 0 1 0", "genmove w")
+    assert engine.budgets[-1].seconds == 30.0
+    assert responses(gtp, "time_settings 1 2", "time_left b x 0") == [
+        "? syntax error: time_settings takes main time, byo-yomi time and stones",
+        "? syntax error: time_left takes a colour, a time and stones",
+    ]
+
+
+# -- the client against scripted engines ------------------------------------------------
+def test_client_follows_ids_and_multiline_responses() -> None:
+    engine = scripted(
+        ("(\\d+) name", [r"=\1 Scripted", ""]),
+        ("(\\d+) genmove b", [r"=\1 C3", ""]),
+        ("(\\d+) showboard", [r"=\1", "board", ""]),
+        ("(\\d+) .*", [r"=\1", ""]),
+    )
+    player = GTPEnginePlayer(engine, startup_seconds=10)
+    try:
+        state = make("tictactoe")
+        player.start(state)
+        assert player.name == "gtp:Scripted"
+        assert player.choose(state) == state.parse_move("c3")
+        player.observe(state.parse_move("c3"))
+        assert player._command("showboard") == "board"
+    finally:
+        player.close()
+
+
+@pytest.mark.parametrize(
+    ("answer", "error", "message"),
+    [
+        ("= resign", EngineResignedError, "resigned as X"),
+        ("= Z9", EngineError, "answered genmove b with 'Z9'"),
+        ("? no idea", EngineError, "failed 'genmove b': no idea"),
+        ("=99 A1", EngineError, "where the protocol expects a response"),
+    ],
+)
+def test_client_reports_resignation_and_bad_answers(
+    answer: str, error: type[Exception], message: str
+) -> None:
+    reply = re.sub(r"^([=?])(?!\d)", r"\g<1>\\1", answer)
+    engine = scripted(("(\\d+) genmove", [reply, ""]), ("(\\d+) .*", [r"=\1", ""]))
+    player = GTPEnginePlayer(engine, startup_seconds=10)
+    try:
+        state = make("tictactoe")
+        player.start(state)
+        with pytest.raises(error, match=re.escape(message)) as caught:
+            player.choose(state)
+        if isinstance(caught.value, EngineResignedError):
+            assert caught.value.player == 0
+    finally:
+        player.close()
+
+
+def test_client_replays_a_gomoku_position_and_refuses_othello_ones() -> None:
+    # The scripted engine accepts exactly the stones of the position, each in its colour.
+    engine = scripted(
+        ("(\\d+) play (b E5|w D4|b E4)$", [r"=\1", ""]),
+        ("(\\d+) play", [r"?\1 not a stone of the position", ""]),
+        ("(\\d+) .*", [r"=\1", ""]),
+    )
+    player = GTPEnginePlayer(engine, startup_seconds=10)
+    try:
+        state = make("gomoku", size=9)
+        for move in ("e5", "d4", "e4"):
+            state.play(move)
+        player.start(state)
+        othello = make("othello")
+        othello.play("f5")
+        with pytest.raises(ValueError, match="only from its initial position"):
+            player.start(othello)
+        moved = make("gomoku", size=9)
+        moved.play("a1")
+        with pytest.raises(EngineError, match="failed 'play b A1': not a stone of the position"):
+            player.start(moved)
+    finally:
+        player.close()

@@ -1,0 +1,137 @@
+"""Real pipes: mctslab's clients play whole games against mctslab's own engines as subprocesses,
+and each engine's stdout holds protocol lines only, bad input included."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from mctslab.core.config import Budget, SearchConfig
+from mctslab.games import make
+from mctslab.players import MCTSPlayer, Player
+from mctslab.protocols import GomocupEnginePlayer, GTPEnginePlayer, NBoardEnginePlayer
+from tests.protocols.helpers import mctslab_command, play_game
+
+
+def mcts(iterations: int, seed: int) -> MCTSPlayer:
+    return MCTSPlayer("python", SearchConfig(seed=seed), Budget(iterations=iterations))
+
+
+def engine_args(command: str, *args: str, iterations: int) -> list[str]:
+    return mctslab_command(
+        command, *args, "--engine", "python", "--iterations", str(iterations), "--seed", "3"
+    )
+
+
+def test_gomocup_client_plays_mctslabs_brain() -> None:
+    brain = GomocupEnginePlayer(engine_args("brain", iterations=200), timeout_turn_ms=5000)
+    ours = mcts(200, seed=1)
+    try:
+        # Two games on 7x7, the brain first then second (the second starts with RESTART).
+        for players in ((brain, ours), (ours, brain)):
+            state = make("gomoku", size=7)
+            moves = play_game(state, players)
+            assert state.is_terminal() and len(moves) >= 9  # five stones need nine moves
+        assert brain.name == "gomocup:mctslab"  # from its ABOUT
+    finally:
+        brain.close()
+
+
+def test_nboard_client_plays_mctslabs_engine() -> None:
+    engine = NBoardEnginePlayer(engine_args("nboard", iterations=100), depth=1)
+    try:
+        state = make("othello")
+        moves = play_game(state, [mcts(100, seed=2), engine])
+        assert state.is_terminal() and len(moves) >= 9  # the shortest Othello game
+        assert engine.name == "nboard:mctslab"
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("game", ["connect4", "othello", "tictactoe"])
+def test_gtp_client_plays_mctslabs_engine(game: str) -> None:
+    engine = GTPEnginePlayer(engine_args("gtp", game, iterations=100))
+    try:
+        state = make(game)
+        players: list[Player] = [engine, mcts(100, seed=4)]
+        moves = play_game(state, players)
+        assert state.is_terminal() and len(moves) >= 5
+        assert engine.name == "gtp:mctslab"
+    finally:
+        engine.close()
+
+
+#: What each engine may write on stdout.
+PROTOCOL_LINES = {
+    "brain": re.compile(r"^(OK|\d+,\d+|(UNKNOWN|ERROR|MESSAGE|DEBUG) .+|name=\".*)$"),
+    "nboard": re.compile(r"^(set myname \S+|pong \d+|nodestats \d+ [\d.]+|=== \S+|status.*)$"),
+    "gtp": re.compile(r"^([=?]\d* ?.*|)$"),
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "script", "answers", "last"),
+    [
+        (
+            ["brain"],
+            "START 7\nFOO\nTURN x\nBOARD\n1,2\nDONE\nINFO rule 4\nTURN 3,3\nEND\n",
+            6,
+            r"^\d+,\d+$",
+        ),
+        (["nboard"], "nboard 2\nset depth 1\nfrobnicate\nmove z9\nping 1\ngo\n", 6, r"^=== "),
+        (["gtp", "tictactoe"], "1 name\nfrob\n2 play b z9\n3 genmove b\nquit\n", 10, r"^=$"),
+    ],
+    ids=["gomocup", "nboard", "gtp"],
+)
+def test_stdout_holds_protocol_lines_only(
+    command: list[str], script: str, answers: int, last: str
+) -> None:
+    result = subprocess.run(
+        engine_args(*command, iterations=50),
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == answers, result.stdout
+    pattern = PROTOCOL_LINES[command[0]]
+    assert all(pattern.match(line) for line in lines), result.stdout
+    # After the bad commands the engine still answered the last one.
+    assert re.match(last, [line for line in lines if line][-1]), result.stdout
+
+
+def test_stray_output_is_sent_to_stderr() -> None:
+    # A server whose work prints to stdout, from Python and below it (file descriptor 1).
+    code = textwrap.dedent(
+        """
+        import os
+        from mctslab.protocols import serve_stdio
+
+        class Noisy:
+            finished = False
+            def handle(self, line):
+                print("stray print")
+                os.write(1, b"stray write\\n")
+                return ["reply " + line.strip()]
+
+        serve_stdio(Noisy())
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        input="a\nb\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["reply a", "reply b"]
+    assert result.stderr.count("stray print") == 2 and result.stderr.count("stray write") == 2
