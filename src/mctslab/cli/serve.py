@@ -1,0 +1,42 @@
+"""`mctslab serve`: the web board, to play in a browser and watch the AI think."""
+
+from __future__ import annotations
+
+import webbrowser
+from typing import Annotated
+
+import typer
+
+from mctslab.cli import _options as opt
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    engine: opt.Engine = "compiled",
+    open_browser: Annotated[
+        bool, typer.Option("--open", help="Open the page in a web browser.")
+    ] = False,
+) -> None:
+    """Serve the web board: play every two-player game and watch the AI's search live."""
+    try:
+        import uvicorn
+
+        from mctslab.web import create_app
+    except ImportError as error:
+        opt.fail(f"the web board needs the web extra: pip install 'mctslab[web]' ({error}).")
+    try:
+        app = create_app(engine)
+    except ValueError as error:
+        opt.fail(str(error))
+    if engine == "compiled":
+        from mctslab import fast
+
+        if not fast.is_warm():
+            with opt.console.status("Compiling the search engine (first run only)..."):
+                fast.warm_up()
+    url = f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0', '::') else host}:{port}/"
+    opt.console.print(f"mctslab board at {url}  (Ctrl-C to stop)")
+    if open_browser:
+        webbrowser.open(url)
+    uvicorn.run(app, host=host, port=port, log_level="warning")

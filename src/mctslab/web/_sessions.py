@@ -1,0 +1,394 @@
+"""Games held in server memory: one per browser tab, each with its own lock and AI.
+
+A :class:`GameSession` owns a position, its move list and an :class:`MCTSPlayer`.
+Every change happens under the session's lock and is checked first, so a bad
+request leaves the game as it was. A search runs in a worker thread on a copy
+of the position; while it runs the game refuses moves and undos (one search
+per game at a time), and its progress is published to the page's live stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from mctslab.core.config import Budget, SearchConfig
+from mctslab.core.result import SearchResult
+from mctslab.core.tree_view import TreeView
+from mctslab.games import GameOverError, State
+from mctslab.players.mcts import MCTSPlayer
+from mctslab.records import dump_record, result_tag
+from mctslab.web._boards import board_view
+
+SearchKind = Literal["ai", "hint"]
+Message = dict[str, Any]
+
+#: How deep and how wide the snapshot of the last AI search tree is drawn.
+TREE_DEPTH, TREE_TOP_K = 3, 4
+
+
+class ApiError(Exception):
+    """A request the game refuses; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a new game is made of: the game with its parameters, the person's side, the AI."""
+
+    game: str
+    params: dict[str, int]
+    human: int
+    budget: Budget
+    engine: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "params": self.params,
+            "human": self.human,
+            "seconds": self.budget.seconds,
+            "simulations": self.budget.iterations,
+            "engine": self.engine,
+        }
+
+
+class _Subscriber:
+    """One open live stream: messages cross from worker threads to its event loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.queue: asyncio.Queue[Message] = asyncio.Queue()
+
+    def send(self, message: Message) -> bool:
+        """Queue ``message``; False once the stream's loop has closed."""
+        try:
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, message)
+        except RuntimeError:
+            return False
+        return True
+
+
+class GameSession:
+    """One game between a person and the AI."""
+
+    def __init__(self, game_id: str, settings: Settings, start: State, moves: list[int]) -> None:
+        self.id = game_id
+        self.settings = settings
+        self._start = start
+        self._history: list[int] = []
+        self._state = start.clone()
+        self._lock = threading.Lock()
+        self._player = MCTSPlayer(settings.engine, SearchConfig(), settings.budget)
+        self._subscribers: set[_Subscriber] = set()
+        self._searching: SearchKind | None = None
+        self._stop: threading.Event | None = None
+        self._last_search: Message | None = None
+        self._hint: Message | None = None
+        self._error: str | None = None
+        self._tree: TreeView | None = None
+        self._version = 0
+        self.closed = False
+        self.last_used = time.monotonic()
+        for move in moves:
+            self._push(move)
+
+    # -- reading ------------------------------------------------------------
+    @property
+    def searching(self) -> bool:
+        return self._searching is not None
+
+    def snapshot(self) -> Message:
+        """The whole game as the page shows it."""
+        with self._lock:
+            return self._snapshot()
+
+    def record(self) -> str:
+        """The game so far as a record (:mod:`mctslab.records`), with who played which side."""
+        with self._lock:
+            names, human = self._state.spec.player_names, self.settings.human
+            tags = {
+                "You": names[human],
+                "AI": f"{names[1 - human]}, {self._player.name}",
+                "Result": result_tag(self._state),
+            }
+            return dump_record(self._start, self._history, tags=tags)
+
+    def tree(self) -> tuple[TreeView, str]:
+        """The snapshot of the last AI search tree with a title for the drawing."""
+        with self._lock:
+            if self._tree is None or self._last_search is None:
+                raise ApiError(404, "There is no AI search tree yet: let the AI move first.")
+            return self._tree, (
+                f"{self.settings.game}: AI move {self._last_search['best_move']}, "
+                f"{self._last_search['simulations']:,} simulations"
+            )
+
+    # -- changing -----------------------------------------------------------
+    def play(self, move: int | str) -> Message:
+        """The person's move (an id or the game's notation), checked before anything changes."""
+        with self._lock:
+            self._check_idle("play a move")
+            if self._state.is_terminal():
+                raise ApiError(409, "The game is over; start a new game or undo.")
+            if self._state.current_player != self.settings.human:
+                raise ApiError(409, "It is the AI's turn, not yours.")
+            try:
+                move_id = self._state.parse_move(move) if isinstance(move, str) else int(move)
+                self._state.play(move_id)  # checks before it changes anything
+            except GameOverError as error:
+                raise ApiError(409, _first_line(error)) from error
+            except ValueError as error:
+                raise ApiError(400, _first_line(error)) from error
+            self._history.append(move_id)
+            self._player.observe(move_id)
+            self._hint = None  # advice for the position just left
+            return self._changed()
+
+    def undo(self) -> Message:
+        """Take back moves until it is the person's turn again, one of their moves undone."""
+        with self._lock:
+            self._check_idle("undo")
+            kept = list(self._history)
+            while kept:
+                kept.pop()
+                if self._replay(kept).current_player == self.settings.human:
+                    break
+            if kept == self._history or self._replay(kept).current_player != self.settings.human:
+                raise ApiError(409, "There is no move of yours to take back.")
+            self._history = []
+            self._state = self._start.clone()
+            for move in kept:
+                self._push(move)
+            self._player.reset()
+            self._last_search = self._tree = self._hint = None
+            return self._changed()
+
+    def start_search(self, kind: SearchKind, executor: ThreadPoolExecutor) -> Message:
+        """Begin an AI move (``"ai"``) or a hint for the person (``"hint"``) in a worker thread."""
+        with self._lock:
+            self._check_idle("start another search")
+            if self._state.is_terminal():
+                raise ApiError(409, "The game is over; there is nothing to search.")
+            ai_to_move = self._state.current_player != self.settings.human
+            if kind == "ai" and not ai_to_move:
+                raise ApiError(409, "It is your turn, not the AI's; ask for a hint instead.")
+            if kind == "hint" and ai_to_move:
+                raise ApiError(409, "It is the AI's turn; a hint is for your own moves.")
+            self._searching, self._stop, self._error = kind, threading.Event(), None
+            self._hint = None
+            message = self._changed()
+            position, stop, version = self._state.clone(), self._stop, self._version
+        executor.submit(self._search, kind, position, stop, version)
+        return message
+
+    def stop_search(self) -> bool:
+        """Ask the running search to finish now (it plays its best move so far)."""
+        with self._lock:
+            if self._stop is None:
+                return False
+            self._stop.set()
+            return True
+
+    def close(self) -> None:
+        """Stop any search, end the live streams and release the engine."""
+        with self._lock:
+            self.closed = True
+            if self._stop is not None:
+                self._stop.set()
+            self._publish({"type": "closed"})
+            self._subscribers.clear()
+            if self._searching is None:
+                self._player.close()
+
+    # -- the live stream ------------------------------------------------------
+    def subscribe(self, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[Message]:
+        """A queue that receives every change and every search progress of this game."""
+        subscriber = _Subscriber(loop)
+        with self._lock:
+            self._subscribers.add(subscriber)
+            subscriber.send({"type": "state", "game": self._snapshot()})
+        return subscriber.queue
+
+    def unsubscribe(self, queue: asyncio.Queue[Message]) -> None:
+        with self._lock:
+            self._subscribers = {s for s in self._subscribers if s.queue is not queue}
+
+    # -- internals --------------------------------------------------------------
+    def _search(
+        self, kind: SearchKind, position: State, stop: threading.Event, version: int
+    ) -> None:
+        """Run in a worker thread: search, then play the move (AI) or keep the advice (hint)."""
+
+        def progress(result: SearchResult) -> None:
+            with self._lock:
+                self._publish(
+                    {"type": "progress", "search": kind, "version": version, **result.to_dict()}
+                )
+
+        try:
+            result = self._player.analyse(position, progress=progress, stop=stop)
+            tree = self._tree_view(position) if kind == "ai" else None
+        except Exception as error:  # reported to the page; the game stays usable
+            with self._lock:
+                self._searching = self._stop = None
+                self._error = f"The search failed: {error}"
+                self._player.reset()
+                self._changed()
+            return
+        with self._lock:
+            self._searching = self._stop = None
+            report = result.to_dict()
+            if self.closed:
+                self._player.close()
+            elif kind == "ai":
+                self._last_search, self._tree = report, tree
+                self._push(result.best_move)
+                self._player.observe(result.best_move)
+            else:
+                self._hint = report
+            self._changed()
+
+    def _tree_view(self, position: State) -> TreeView | None:
+        """A snapshot of the engine's tree at ``position``, if the engine can give one."""
+        tree_view: Callable[..., TreeView] | None = getattr(self._player.engine, "tree_view", None)
+        if tree_view is None:
+            return None
+        try:
+            return tree_view(position, max_depth=TREE_DEPTH, top_k=TREE_TOP_K)
+        except ValueError:  # the engine kept no tree (reuse_tree off)
+            return None
+
+    def _check_idle(self, action: str) -> None:
+        if self.closed:
+            raise ApiError(404, f"Game {self.id!r} has been closed.")
+        if self._searching is not None:
+            raise ApiError(409, f"The AI is searching; stop the search or wait to {action}.")
+
+    def _push(self, move: int) -> None:
+        """Play a move already known to be legal (no engine update)."""
+        self._state.apply(move)
+        self._history.append(move)
+
+    def _replay(self, moves: list[int]) -> State:
+        state = self._start.clone()
+        for move in moves:
+            state.apply(move)
+        return state
+
+    def _changed(self) -> Message:
+        """Count a change, tell the live streams, and return the new snapshot."""
+        self._version += 1
+        self.last_used = time.monotonic()
+        snapshot = self._snapshot()
+        self._publish({"type": "state", "game": snapshot})
+        return snapshot
+
+    def _publish(self, message: Message) -> None:
+        self._subscribers = {s for s in self._subscribers if s.send(message)}
+
+    def _snapshot(self) -> Message:
+        state, spec = self._state, self._state.spec
+        notation, walk = [], self._start.clone()
+        for move in self._history:
+            notation.append(walk.move_to_str(move))
+            walk.apply(move)
+        outcome = state.outcome()
+        return {
+            "id": self.id,
+            "version": self._version,
+            "settings": self.settings.to_dict(),
+            "players": list(spec.player_names),
+            "to_move": None if outcome else state.current_player,
+            "board": board_view(state, self._history[-1] if self._history else None),
+            "legal": [{"id": m, "move": state.move_to_str(m)} for m in state.legal_moves()],
+            "moves": notation,
+            "outcome": None
+            if outcome is None
+            else {"winner": outcome.winner, "reason": outcome.reason},
+            "searching": self._searching,
+            "last_search": self._last_search,
+            "hint": self._hint,
+            "error": self._error,
+            "tree": self._tree is not None,
+        }
+
+
+def _first_line(error: Exception) -> str:
+    """The message of a rules error without the board the game module appends."""
+    return str(error).splitlines()[0]
+
+
+class SessionStore:
+    """All games of one server, with the worker threads their searches run in.
+
+    At most ``max_games`` are kept: making one more closes the game that was
+    used least recently and is not searching, so memory stays bounded.
+    """
+
+    def __init__(self, engine: str, *, max_games: int = 32, search_threads: int = 4) -> None:
+        self.engine = engine
+        self.max_games = max_games
+        self._games: dict[str, GameSession] = {}
+        self._lock = threading.Lock()
+        self.executor = ThreadPoolExecutor(search_threads, thread_name_prefix="mctslab-search")
+
+    def new_game(self, start: State, moves: list[int], human: int, budget: Budget) -> GameSession:
+        """A new game from ``start`` (an initial position) after ``moves``, already checked."""
+        if start.spec.num_players != 2:
+            raise ApiError(
+                400, f"{start.spec.name!r} is not a two-player game; the board plays those only."
+            )
+        settings = Settings(start.spec.name, dict(start.spec.params), human, budget, self.engine)
+        with self._lock:
+            self._evict()
+            game_id = secrets.token_urlsafe(9)
+            session = GameSession(game_id, settings, start, moves)
+            self._games[game_id] = session
+        return session
+
+    def get(self, game_id: str) -> GameSession:
+        """The game with this id (now counted as used); ApiError 404 if there is none."""
+        with self._lock:
+            session = self._games.get(game_id)
+        if session is None:
+            raise ApiError(
+                404, f"Unknown game id {game_id!r}: it may have ended; start a new game."
+            )
+        session.last_used = time.monotonic()
+        return session
+
+    def delete(self, game_id: str) -> None:
+        with self._lock:
+            session = self._games.pop(game_id, None)
+        if session is None:
+            raise ApiError(404, f"Unknown game id {game_id!r}.")
+        session.close()
+
+    def close(self) -> None:
+        """Stop every search and wait for the worker threads (server shutdown)."""
+        with self._lock:
+            games, self._games = list(self._games.values()), {}
+        for session in games:
+            session.close()
+        self.executor.shutdown(wait=True)
+
+    def _evict(self) -> None:
+        """Close least recently used idle games until there is room for one more."""
+        idle = sorted(
+            (s for s in self._games.values() if not s.searching), key=lambda s: s.last_used
+        )
+        while len(self._games) >= self.max_games and idle:
+            session = idle.pop(0)
+            del self._games[session.id]
+            session.close()

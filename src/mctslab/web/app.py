@@ -1,0 +1,249 @@
+"""The web board: a FastAPI app with a JSON API, a live stream per game, and one static page.
+
+Commands go through plain HTTP so that every refusal is a JSON error with a
+4xx status and a message (``{"error": "..."}``); what changes, and the AI's
+thinking while it searches, comes to the page over a WebSocket per game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+from fastapi import FastAPI, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from starlette.exceptions import HTTPException
+
+from mctslab.core.config import Budget
+from mctslab.core.tree_view import TreeView
+from mctslab.games import State, make
+from mctslab.players.mcts import ENGINES
+from mctslab.records import load_record, parse_moves
+from mctslab.web._boards import catalog
+from mctslab.web._sessions import ApiError, GameSession, Message, SessionStore
+
+STATIC = Path(__file__).parent / "static"
+#: The longest think and the most simulations one request may ask for (a guard for the server).
+MAX_SECONDS = 300.0
+MAX_SIMULATIONS = 50_000_000
+#: The AI's budget when a new game names none.
+DEFAULT_SECONDS = 1.0
+MAX_RECORD_CHARS = 1_000_000
+
+
+class NewGame(BaseModel):
+    """A new game, or a saved record to load (``record`` then names the game and its moves)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    game: str = "tictactoe"
+    params: dict[str, StrictInt] = Field(default_factory=dict)
+    human: Literal[0, 1] = 0
+    seconds: float | None = Field(default=None, gt=0, le=MAX_SECONDS)
+    simulations: StrictInt | None = Field(default=None, ge=1, le=MAX_SIMULATIONS)
+    moves: list[StrictStr] = Field(default_factory=list)
+    record: str | None = Field(default=None, max_length=MAX_RECORD_CHARS)
+
+    def position(self) -> tuple[State, list[int]]:
+        """The start position and the move ids (from ``record``, else ``game`` and ``moves``)."""
+        try:
+            if self.record is not None:
+                loaded = load_record(self.record)
+                return loaded.start, list(loaded.moves)
+            start = make(self.game, **self.params)
+            return start, parse_moves(start, " ".join(self.moves))
+        except ValueError as error:
+            raise ApiError(400, str(error).splitlines()[0]) from error
+
+    def budget(self) -> Budget:
+        if self.seconds is None and self.simulations is None:
+            return Budget(seconds=DEFAULT_SECONDS)
+        return Budget(iterations=self.simulations, seconds=self.seconds)
+
+
+class Move(BaseModel):
+    """A move as its id (what the board sends) or in the game's notation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    move: StrictInt | StrictStr
+
+
+def create_app(engine: str = "compiled", *, max_games: int = 32) -> FastAPI:
+    """The app; ``engine`` searches every game ("compiled" or "python")."""
+    if engine not in ENGINES:
+        raise ValueError(
+            f"The 'engine' parameter of create_app must be one of {', '.join(ENGINES)}. "
+            f"Got {engine!r} instead."
+        )
+    store = SessionStore(engine, max_games=max_games)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        store.close()
+
+    # No interactive docs: their pages load scripts from a CDN, and the board serves everything.
+    app = FastAPI(
+        title="mctslab",
+        lifespan=lifespan,
+        openapi_url="/api/openapi.json",
+        docs_url=None,
+        redoc_url=None,
+    )
+    _add_error_handlers(app)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/api/catalog")
+    def games() -> Message:
+        """The playable games with their parameters, the limits, and what the server can draw."""
+        return {
+            "games": catalog(),
+            "engine": engine,
+            "dot": shutil.which("dot") is not None,
+            "limits": {"seconds": MAX_SECONDS, "simulations": MAX_SIMULATIONS},
+        }
+
+    @app.post("/api/games", status_code=201)
+    def new_game(request: NewGame) -> Message:
+        start, moves = request.position()
+        return store.new_game(start, moves, request.human, request.budget()).snapshot()
+
+    @app.get("/api/games/{game_id}")
+    def get_game(game_id: str) -> Message:
+        return store.get(game_id).snapshot()
+
+    @app.delete("/api/games/{game_id}", status_code=204)
+    def delete_game(game_id: str) -> Response:
+        store.delete(game_id)
+        return Response(status_code=204)
+
+    @app.post("/api/games/{game_id}/moves")
+    def play(game_id: str, request: Move) -> Message:
+        return store.get(game_id).play(request.move)
+
+    @app.post("/api/games/{game_id}/undo")
+    def undo(game_id: str) -> Message:
+        return store.get(game_id).undo()
+
+    @app.post("/api/games/{game_id}/ai", status_code=202)
+    def ai_move(game_id: str) -> Message:
+        return store.get(game_id).start_search("ai", store.executor)
+
+    @app.post("/api/games/{game_id}/hint", status_code=202)
+    def hint(game_id: str) -> Message:
+        return store.get(game_id).start_search("hint", store.executor)
+
+    @app.post("/api/games/{game_id}/stop")
+    def stop(game_id: str) -> Message:
+        return {"stopping": store.get(game_id).stop_search()}
+
+    @app.get("/api/games/{game_id}/record")
+    def record(game_id: str) -> Response:
+        text = store.get(game_id).record()
+        return Response(text, media_type="text/plain; charset=utf-8")
+
+    @app.get("/api/games/{game_id}/tree.dot")
+    def tree_dot(game_id: str) -> Response:
+        view, title = store.get(game_id).tree()
+        return Response(_tree_dot(view, title), media_type="text/vnd.graphviz; charset=utf-8")
+
+    @app.get("/api/games/{game_id}/tree.svg")
+    def tree_svg(game_id: str) -> Response:
+        view, title = store.get(game_id).tree()
+        if shutil.which("dot") is None:
+            raise ApiError(
+                503,
+                "Graphviz's `dot` program is not installed on the server, so the tree cannot "
+                "be drawn (install graphviz); the DOT source is still available.",
+            )
+        import graphviz
+
+        svg = graphviz.Source(_tree_dot(view, title)).pipe(format="svg")
+        return Response(svg, media_type="image/svg+xml")
+
+    @app.websocket("/api/games/{game_id}/live")
+    async def live(websocket: WebSocket, game_id: str) -> None:
+        await websocket.accept()
+        try:
+            session = store.get(game_id)
+        except ApiError as error:
+            await websocket.send_json({"type": "error", "error": error.message})
+            await websocket.close(code=4404)
+            return
+        await _stream(websocket, session)
+
+    return app
+
+
+async def _stream(websocket: WebSocket, session: GameSession) -> None:
+    """Forward the game's messages until the page goes away or the game is closed."""
+    queue = session.subscribe(asyncio.get_running_loop())
+    closed = asyncio.create_task(_until_disconnect(websocket))
+    try:
+        while True:
+            message = asyncio.create_task(queue.get())
+            await asyncio.wait({message, closed}, return_when=asyncio.FIRST_COMPLETED)
+            if closed.done():
+                message.cancel()
+                return
+            await websocket.send_json(message.result())
+            if message.result()["type"] == "closed":
+                await websocket.close()
+                return
+    finally:
+        closed.cancel()
+        session.unsubscribe(queue)
+
+
+async def _until_disconnect(websocket: WebSocket) -> None:
+    """Read (and ignore) what the page sends, until it disconnects."""
+    while (await websocket.receive())["type"] != "websocket.disconnect":
+        pass
+
+
+def _tree_dot(view: TreeView, title: str) -> str:
+    from mctslab.viz.tree import tree_to_dot
+
+    try:
+        return tree_to_dot(view, title=title)
+    except RuntimeError as error:  # the graphviz package is missing
+        raise ApiError(503, str(error)) from error
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """Every error as ``{"error": message}``, so the page can show it as it is."""
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, error: ApiError) -> JSONResponse:
+        return JSONResponse({"error": error.message}, status_code=error.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"error": _validation_message(error.errors())}, status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+        return JSONResponse({"error": str(error.detail)}, status_code=error.status_code)
+
+
+def _validation_message(errors: Sequence[Any]) -> str:
+    """One sentence for FastAPI's list of validation errors."""
+    parts = []
+    for item in errors:
+        if item.get("type") == "json_invalid":
+            return "The request body is not valid JSON."
+        where = ".".join(str(part) for part in item.get("loc", ())[1:])
+        parts.append(f"{where}: {item.get('msg')}" if where else str(item.get("msg")))
+    return "Invalid request: " + "; ".join(parts) + "."

@@ -1,0 +1,411 @@
+"""The web board's JSON API, driven through FastAPI's TestClient on the generic engine."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from mctslab.games import available_games, make
+from mctslab.web import create_app
+from tests.conftest import load_data
+from tests.web.conftest import ai_move, new_game, wait_idle
+
+STATIC = Path(__file__).resolve().parents[2] / "src" / "mctslab" / "web" / "static"
+
+
+def cell(game: dict[str, Any], row: int, column: int) -> int:
+    value: int = game["board"]["cells"][row][column]
+    return value
+
+
+# -- new games and the board ----------------------------------------------------------------------
+def test_catalog_lists_every_two_player_game(client: TestClient) -> None:
+    catalog = client.get("/api/catalog").json()
+    two_player = {name for name in available_games() if make(name).spec.num_players == 2}
+    assert {game["name"] for game in catalog["games"]} == two_player
+    assert two_player == {"gomoku", "othello", "connect4", "tictactoe", "countdown"}
+    gomoku = next(game for game in catalog["games"] if game["name"] == "gomoku")
+    size = next(param for param in gomoku["params"] if param["name"] == "size")
+    assert (size["min"], size["max"]) == (5, 19)
+    assert catalog["engine"] == "python" and catalog["dot"] == (shutil.which("dot") is not None)
+
+
+def test_new_tictactoe_game(client: TestClient) -> None:
+    game = new_game(client, game="tictactoe", simulations=100)
+    assert game["board"]["cells"] == [[0, 0, 0]] * 3
+    assert game["to_move"] == 0 and game["moves"] == [] and game["outcome"] is None
+    assert [move["move"] for move in game["legal"]] == [
+        "a3", "b3", "c3", "a2", "b2", "c2", "a1", "b1", "c1",
+    ]  # fmt: skip
+    assert game["settings"]["simulations"] == 100 and game["settings"]["seconds"] is None
+
+
+def test_boards_put_stones_where_the_notation_says(client: TestClient) -> None:
+    # Othello's standard start: d4 and e5 white, d5 and e4 black, rows counted from the top.
+    othello = new_game(client, game="othello")
+    assert (cell(othello, 3, 3), cell(othello, 4, 4)) == (2, 2)
+    assert (cell(othello, 3, 4), cell(othello, 4, 3)) == (1, 1)
+    assert othello["board"]["row_labels"] == [str(n) for n in range(1, 9)]
+
+    gomoku = new_game(client, game="gomoku", params={"size": 9}, moves=["e5", "a1"])
+    assert cell(gomoku, 4, 4) == 1 and cell(gomoku, 8, 0) == 2
+    assert gomoku["board"]["column_labels"] == list("abcdefghi")
+    assert gomoku["board"]["row_labels"] == [str(n) for n in range(9, 0, -1)]
+    assert gomoku["board"]["last"] == [8, 0]
+    assert gomoku["settings"]["params"] == {"width": 9, "height": 9, "k": 5}
+
+    # A Connect Four disc drops to the bottom row (row 5 from the top).
+    connect4 = new_game(client, game="connect4", moves=["4", "4"])
+    assert (cell(connect4, 5, 3), cell(connect4, 4, 3)) == (1, 2)
+    assert connect4["board"]["moves"] == "columns" and connect4["board"]["last"] == [4, 3]
+
+    countdown = new_game(client, game="countdown", params={"start": 10}, moves=["3"])
+    assert countdown["board"] == {"kind": "count", "next": 7}
+
+
+# -- moves ----------------------------------------------------------------------------------------
+def test_moves_by_notation_or_id(client: TestClient) -> None:
+    game = new_game(client, game="tictactoe", human=0)
+    response = client.post(f"/api/games/{game['id']}/moves", json={"move": "b2"})
+    assert response.status_code == 200
+    assert cell(response.json(), 1, 1) == 1 and response.json()["to_move"] == 1
+
+    other = new_game(client, game="tictactoe", human=0)
+    by_id = client.post(f"/api/games/{other['id']}/moves", json={"move": 4}).json()
+    assert by_id["board"] == response.json()["board"] and by_id["moves"] == ["b2"]
+
+
+def test_ai_answers_with_a_legal_move(client: TestClient) -> None:
+    game = new_game(client, game="connect4", simulations=200)
+    client.post(f"/api/games/{game['id']}/moves", json={"move": "4"})
+    after = ai_move(client, game["id"])
+    assert len(after["moves"]) == 2 and after["to_move"] == 0
+    assert after["last_search"]["best_move"] == after["moves"][1]
+    assert after["last_search"]["simulations"] >= 200
+    assert after["last_search"]["stopped_by"] == "iterations"
+
+
+def test_ai_takes_the_win(client: TestClient) -> None:
+    # X holds a1 and b2, O holds a2 and b3: c3 completes X's diagonal at once.
+    game = new_game(
+        client, game="tictactoe", human=1, simulations=2000, moves=["a1", "a2", "b2", "b3"]
+    )
+    after = ai_move(client, game["id"])
+    assert after["moves"][-1] == "c3"
+    assert after["outcome"] == {"winner": 0, "reason": "three in a row"}
+
+
+def test_ai_leaves_a_multiple_of_four_in_countdown(client: TestClient) -> None:
+    modulus = load_data("countdown.json")["losing_modulus"]
+    game = new_game(client, game="countdown", params={"start": 12}, simulations=3000)
+    client.post(f"/api/games/{game['id']}/moves", json={"move": "1"})
+    after = ai_move(client, game["id"])
+    assert after["board"]["next"] % modulus == 0
+
+
+def test_ai_moves_first_when_the_person_plays_second(client: TestClient) -> None:
+    game = new_game(client, game="tictactoe", human=1, simulations=100)
+    assert game["to_move"] == 0
+    refused = client.post(f"/api/games/{game['id']}/moves", json={"move": "b2"})
+    assert refused.status_code == 409 and "AI's turn" in refused.json()["error"]
+    after = ai_move(client, game["id"])
+    assert len(after["moves"]) == 1 and after["to_move"] == 1
+
+
+def test_hint_advises_without_moving(client: TestClient) -> None:
+    game = new_game(client, game="tictactoe", simulations=300)
+    assert client.post(f"/api/games/{game['id']}/hint").status_code == 202
+    after = wait_idle(client, game["id"])
+    assert after["moves"] == [] and after["board"] == game["board"]
+    assert after["hint"]["best_move"] in {move["move"] for move in game["legal"]}
+    client.post(f"/api/games/{game['id']}/moves", json={"move": "b2"})
+    assert client.get(f"/api/games/{game['id']}").json()["hint"] is None
+
+
+# -- undo -----------------------------------------------------------------------------------------
+def test_undo_takes_back_the_persons_move_and_the_ai_reply(client: TestClient) -> None:
+    game = new_game(client, game="tictactoe", simulations=100)
+    client.post(f"/api/games/{game['id']}/moves", json={"move": "b2"})
+    ai_move(client, game["id"])
+    undone = client.post(f"/api/games/{game['id']}/undo")
+    assert undone.status_code == 200
+    assert undone.json()["moves"] == [] and undone.json()["board"] == game["board"]
+    again = client.post(f"/api/games/{game['id']}/undo")
+    assert again.status_code == 409 and "no move of yours" in again.json()["error"]
+
+
+def test_undo_after_the_game_is_over(client: TestClient) -> None:
+    # X (the AI) won along the first row; the person (O) takes back b2, and so the AI's c1.
+    game = new_game(client, game="tictactoe", human=1, moves=["a1", "a2", "b1", "b2", "c1"])
+    assert game["outcome"]["winner"] == 0
+    undone = client.post(f"/api/games/{game['id']}/undo").json()
+    assert undone["moves"] == ["a1", "a2", "b1"] and undone["outcome"] is None
+    assert undone["to_move"] == 1
+
+
+# -- bad input ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("body", "status", "message"),
+    [
+        ({"move": "z9"}, 400, "not a move in tictactoe notation"),
+        ({"move": "b2"}, 400, "'b2' is not legal for X"),
+        ({"move": 42}, 400, "Move 42 is not legal"),
+        ({"move": -1}, 400, "Move -1 is not legal"),
+        ({"move": 1.5}, 422, "move"),
+        ({"move": True}, 422, "move"),
+        ({}, 422, "move: Field required"),
+        ({"move": "a1", "colour": "red"}, 422, "Extra inputs are not permitted"),
+        ([1, 2], 422, "Invalid request"),
+        ("nonsense", 422, "not valid JSON"),
+    ],
+)
+def test_bad_moves_are_refused_and_change_nothing(
+    client: TestClient, body: Any, status: int, message: str
+) -> None:
+    game = new_game(client, game="tictactoe", moves=["b2", "a1"])
+    url = f"/api/games/{game['id']}/moves"
+    if isinstance(body, str):
+        response = client.post(url, content=body, headers={"content-type": "application/json"})
+    else:
+        response = client.post(url, json=body)
+    assert response.status_code == status
+    assert message in response.json()["error"]
+    assert client.get(f"/api/games/{game['id']}").json() == game
+
+
+def test_a_finished_game_refuses_moves_and_searches(client: TestClient) -> None:
+    game = new_game(client, game="tictactoe", human=0, moves=["a1", "a2", "b1", "b2", "c1"])
+    for path, body in (("moves", {"move": "c3"}), ("ai", None), ("hint", None)):
+        response = client.post(f"/api/games/{game['id']}/{path}", json=body)
+        assert response.status_code == 409, path
+        assert "over" in response.json()["error"]
+    assert client.get(f"/api/games/{game['id']}").json() == game
+
+
+def test_searches_only_on_the_right_turn(client: TestClient) -> None:
+    game = new_game(client, game="tictactoe", human=0)
+    response = client.post(f"/api/games/{game['id']}/ai")
+    assert response.status_code == 409 and "your turn" in response.json()["error"]
+    client.post(f"/api/games/{game['id']}/moves", json={"move": "b2"})
+    response = client.post(f"/api/games/{game['id']}/hint")
+    assert response.status_code == 409 and "AI's turn" in response.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "message"),
+    [
+        ({"game": "chess"}, 400, "Unknown game 'chess'"),
+        ({"game": "gomoku", "params": {"size": 40}}, 400, "The 'size' parameter of gomoku"),
+        ({"game": "gomoku", "params": {"colour": 1}}, 400, "Unknown parameter(s) 'colour'"),
+        ({"game": "gomoku", "params": {"size": "9"}}, 422, "params.size"),
+        ({"game": "numbers"}, 400, "not a two-player game"),
+        ({"game": "tictactoe", "moves": ["a1", "a1"]}, 400, "'a1' is not legal"),
+        ({"game": "tictactoe", "seconds": 0}, 422, "seconds"),
+        ({"game": "tictactoe", "seconds": 1e9}, 422, "seconds"),
+        ({"game": "tictactoe", "simulations": 0}, 422, "simulations"),
+        ({"game": "tictactoe", "human": 2}, 422, "human"),
+        ({"record": "chess\n"}, 400, "unknown game 'chess'"),
+        ({"record": "tictactoe\nb2 b2\n"}, 400, "move 2 ('b2')"),
+    ],
+)
+def test_bad_new_games_are_refused(
+    client: TestClient, body: dict[str, Any], status: int, message: str
+) -> None:
+    response = client.post("/api/games", json=body)
+    assert response.status_code == status
+    assert message in response.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", ""),
+        ("DELETE", ""),
+        ("POST", "/undo"),
+        ("POST", "/ai"),
+        ("POST", "/hint"),
+        ("POST", "/stop"),
+        ("GET", "/record"),
+        ("GET", "/tree.svg"),
+    ],
+)
+def test_unknown_game_ids(client: TestClient, method: str, path: str) -> None:
+    response = client.request(method, f"/api/games/no-such-game{path}")
+    assert response.status_code == 404
+    assert "Unknown game id 'no-such-game'" in response.json()["error"]
+
+
+def test_unknown_game_id_on_the_live_stream(client: TestClient) -> None:
+    with client.websocket_connect("/api/games/no-such-game/live") as socket:
+        assert "Unknown game id" in socket.receive_json()["error"]
+
+
+# -- several games --------------------------------------------------------------------------------
+def test_games_are_independent(client: TestClient) -> None:
+    first = new_game(client, game="tictactoe", human=1, seconds=0.3)
+    second = new_game(client, game="tictactoe", human=1, seconds=0.3)
+    assert first["id"] != second["id"]
+    # Both AIs search at the same time, each on its own game.
+    for game in (first, second):
+        assert client.post(f"/api/games/{game['id']}/ai").status_code == 202
+    first_after, second_after = wait_idle(client, first["id"]), wait_idle(client, second["id"])
+    assert len(first_after["moves"]) == len(second_after["moves"]) == 1
+    move = next(m["move"] for m in first_after["legal"])
+    client.post(f"/api/games/{first['id']}/moves", json={"move": move})
+    assert client.get(f"/api/games/{second['id']}").json() == second_after
+    client.delete(f"/api/games/{first['id']}")
+    assert client.get(f"/api/games/{first['id']}").status_code == 404
+    assert client.get(f"/api/games/{second['id']}").status_code == 200
+
+
+def test_simultaneous_moves_on_one_game_are_played_once(client: TestClient) -> None:
+    game = new_game(client, game="tictactoe", human=0)
+    statuses: list[int] = []
+
+    def play() -> None:
+        response = client.post(f"/api/games/{game['id']}/moves", json={"move": "b2"})
+        statuses.append(response.status_code)
+
+    threads = [threading.Thread(target=play) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [200] + [409] * 7
+    assert client.get(f"/api/games/{game['id']}").json()["moves"] == ["b2"]
+
+
+def test_least_recently_used_games_are_closed_beyond_the_limit() -> None:
+    with TestClient(create_app("python", max_games=2)) as client:
+        games = [new_game(client, game="tictactoe") for _ in range(3)]
+        assert client.get(f"/api/games/{games[0]['id']}").status_code == 404
+        assert all(client.get(f"/api/games/{g['id']}").status_code == 200 for g in games[1:])
+
+
+# -- searching: one at a time, stoppable, streamed live -------------------------------------------
+def test_a_long_search_can_be_stopped_and_plays_its_best_move(client: TestClient) -> None:
+    game = new_game(client, game="gomoku", params={"size": 9}, human=1, seconds=120)
+    with client.websocket_connect(f"/api/games/{game['id']}/live") as socket:
+        assert socket.receive_json()["type"] == "state"
+        assert client.post(f"/api/games/{game['id']}/ai").status_code == 202
+        while socket.receive_json()["type"] != "progress":
+            pass
+        # While it searches, the game refuses everything that would change it.
+        for path, body in (("ai", None), ("hint", None), ("undo", None), ("moves", {"move": 0})):
+            refused = client.post(f"/api/games/{game['id']}/{path}", json=body)
+            assert refused.status_code == 409 and "searching" in refused.json()["error"]
+        assert client.post(f"/api/games/{game['id']}/stop").json() == {"stopping": True}
+        after = wait_idle(client, game["id"], timeout=20)
+    assert after["last_search"]["stopped_by"] == "stopped"
+    assert after["last_search"]["seconds"] < 60
+    assert after["moves"] == [after["last_search"]["best_move"]] and after["to_move"] == 1
+    assert client.post(f"/api/games/{game['id']}/stop").json() == {"stopping": False}
+
+
+def test_the_stream_carries_live_progress_of_legal_moves(client: TestClient) -> None:
+    game = new_game(
+        client, game="gomoku", params={"size": 7}, moves=["d4", "c3", "e5"], seconds=0.6
+    )
+    legal = {move["id"] for move in game["legal"]}
+    assert len(legal) == 49 - 3
+    progress: list[dict[str, Any]] = []
+    with client.websocket_connect(f"/api/games/{game['id']}/live") as socket:
+        assert socket.receive_json()["game"]["id"] == game["id"]
+        client.post(f"/api/games/{game['id']}/ai")
+        while True:
+            message = socket.receive_json()
+            if message["type"] == "progress":
+                progress.append(message)
+            elif not message["game"]["searching"] and message["game"]["moves"][3:]:
+                final = message["game"]
+                break
+    assert progress, "no interim update arrived during a 0.6 s search"
+    for update in progress:
+        assert update["search"] == "ai" and update["stopped_by"] == "running"
+        assert update["moves"] and {move["id"] for move in update["moves"]} <= legal
+        assert all(move["visits"] > 0 for move in update["moves"])
+        assert 0.0 <= update["value"] <= 1.0 and update["sims_per_second"] > 0
+        assert update["pv"] and update["pv"][0] == update["best_move"]
+    counts = [update["simulations"] for update in progress]
+    assert counts == sorted(counts) and counts[-1] <= final["last_search"]["simulations"]
+
+
+# -- records and the search tree ------------------------------------------------------------------
+def test_save_and_load_a_record(client: TestClient) -> None:
+    game = new_game(client, game="connect4", human=1, moves=["4", "4", "3"])
+    text = client.get(f"/api/games/{game['id']}/record").text
+    assert text.splitlines()[0] == "connect4"
+    assert '[You "O"]' in text and '[Result "*"]' in text and "443" in text
+    loaded = new_game(client, record=text, human=1)
+    assert loaded["id"] != game["id"]
+    assert loaded["moves"] == game["moves"] and loaded["board"] == game["board"]
+
+
+def test_the_tree_of_the_last_ai_move(client: TestClient) -> None:
+    game = new_game(client, game="tictactoe", human=1, simulations=300)
+    missing = client.get(f"/api/games/{game['id']}/tree.dot")
+    assert missing.status_code == 404 and "no AI search tree" in missing.json()["error"]
+    after = ai_move(client, game["id"])
+    assert after["tree"] is True
+    dot = client.get(f"/api/games/{game['id']}/tree.dot")
+    assert dot.status_code == 200 and "digraph search_tree" in dot.text
+    assert f"AI move {after['moves'][0]}" in dot.text
+    svg = client.get(f"/api/games/{game['id']}/tree.svg")
+    if shutil.which("dot") is None:
+        assert svg.status_code == 503 and "not installed" in svg.json()["error"]
+    else:
+        assert svg.status_code == 200 and "<svg" in svg.text
+        assert svg.headers["content-type"] == "image/svg+xml"
+
+
+# -- the page -------------------------------------------------------------------------------------
+def test_the_page_and_its_assets_are_served_locally(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and '<svg id="board"' in page.text
+    assets = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert {"/static/app.js", "/static/style.css"} <= set(assets)
+    for asset in assets:
+        assert client.get(asset).status_code == 200, asset
+    # No CDN: nothing on the page is fetched from another host.
+    for path in STATIC.iterdir():
+        text = path.read_text()
+        assert not re.findall(r"https?://(?!www\.w3\.org/2000/svg)", text), path.name
+
+
+def test_every_page_string_is_in_both_languages() -> None:
+    script = (STATIC / "app.js").read_text()
+    english = script[script.index("  en: {") : script.index("  zh: {")]
+    chinese = script[script.index("  zh: {") : script.index("\n};")]
+    key = re.compile(r'^ {4}"?([\w ]+)"?:', re.MULTILINE)  # the entries of one language
+    assert set(key.findall(english)) == set(key.findall(chinese))
+    used = set(re.findall(r'\bt\("(\w+)"', script))
+    used |= set(re.findall(r'data-i18n="(\w+)"', (STATIC / "index.html").read_text()))
+    assert used <= set(key.findall(english))
+
+
+def test_the_compiled_engine_plays_on_the_board() -> None:
+    from mctslab.fast import FastMCTS
+
+    with TestClient(create_app()) as client:
+        assert client.get("/api/catalog").json()["engine"] == "compiled"
+        # X holds a1 and b2, O holds a2 and b3: c3 completes X's diagonal at once.
+        game = new_game(
+            client, game="tictactoe", human=1, simulations=2000, moves=["a1", "a2", "b2", "b3"]
+        )
+        after = ai_move(client, game["id"])
+        assert after["moves"][-1] == "c3" and after["last_search"]["engine"] == "compiled"
+        assert after["tree"] == hasattr(FastMCTS, "tree_view")
+
+
+def test_the_stream_ends_when_the_game_is_deleted(client: TestClient) -> None:
+    game = new_game(client, game="tictactoe")
+    with client.websocket_connect(f"/api/games/{game['id']}/live") as socket:
+        assert socket.receive_json()["type"] == "state"
+        assert client.delete(f"/api/games/{game['id']}").status_code == 204
+        assert socket.receive_json() == {"type": "closed"}

@@ -1,0 +1,238 @@
+"""End to end: `mctslab serve` in a subprocess, a real headless Chromium clicking a game to its end.
+
+Playwright drives Debian's chromium (scripts/setup.sh --dev installs it); it
+never downloads a browser of its own.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import socket
+import struct
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WIDTH, HEIGHT = 1280, 800
+# The page's colours (static/app.js and style.css): X and O stones, the board, the page.
+X_RED, O_BLUE = (0xD1, 0x49, 0x5B), (0x2E, 0x86, 0xAB)
+BOARD, PAGE = (0xFB, 0xFB, 0xFD), (0xF4, 0xF5, 0xF7)
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="Debian's chromium is not installed at /usr/bin/chromium (scripts/setup.sh --dev)",
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`mctslab serve` on a free localhost port (generic engine: nothing to compile)."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("serve") / "stderr.txt"
+    command = [str(Path(sys.executable).parent / "mctslab"), "serve", "--port", str(port)]
+    with log.open("w") as errors:
+        process = subprocess.Popen(
+            [*command, "--engine", "python"], stdout=subprocess.PIPE, stderr=errors, text=True
+        )
+    url = f"http://localhost:{port}/"
+    try:
+        assert process.stdout is not None
+        first_line = process.stdout.readline()
+        assert url in first_line, first_line + log.read_text()  # it prints where the board is
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(url + "api/catalog", timeout=2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise AssertionError(log.read_text()) from None
+                time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _state(page: Any) -> str:
+    value: str = page.get_attribute("#status", "data-state")
+    return value
+
+
+def _start_game(page: Any, game: str, simulations: int) -> None:
+    """Fill the new-game form and wait for the new game (a new id in this tab)."""
+    page.bring_to_front()  # a background tab's timers are throttled
+    page.select_option("#game", game)
+    page.select_option("#strength-unit", "simulations")
+    page.fill("#strength", str(simulations))
+    page.select_option("#side", "0")
+    old = page.evaluate("sessionStorage.getItem('mctslab.game')")
+    page.click("#new-game")
+    page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
+    page.wait_for_selector("#status[data-state=your-turn]")
+
+
+def _play_to_the_end(page: Any) -> int:
+    """Click the first free cell on each turn until the game ends; the number of moves."""
+    for _ in range(9):
+        if _state(page) == "over":
+            break
+        before = page.locator("#move-list li").count()
+        page.locator("#board rect.target").first.click()
+        # Either the click ended the game, or the AI answered and it is our turn again.
+        page.wait_for_function(
+            """(before) => {
+              const state = document.querySelector('#status').dataset.state;
+              const moves = document.querySelectorAll('#move-list li').length;
+              return (state === 'over' && moves > before) ||
+                     (state === 'your-turn' && moves >= before + 2);
+            }""",
+            arg=before,
+        )
+    assert _state(page) == "over"
+    count: int = page.locator("#move-list li").count()
+    return count
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", png[16:24])
+    return width, height
+
+
+def _pixels(browser: Any, png: bytes, points: list[tuple[float, float]]) -> list[list[int]]:
+    """The RGB colour of the screenshot at each point, read back through a canvas."""
+    page = browser.new_page()
+    try:
+        source = "data:image/png;base64," + base64.b64encode(png).decode()
+        page.set_content(f'<img id="shot" src="{source}">')
+        page.wait_for_function("document.getElementById('shot').complete")
+        colours: list[list[int]] = page.evaluate(
+            """(points) => {
+              const image = document.getElementById('shot');
+              const canvas = document.createElement('canvas');
+              canvas.width = image.naturalWidth;
+              canvas.height = image.naturalHeight;
+              const context = canvas.getContext('2d');
+              context.drawImage(image, 0, 0);
+              const at = ([x, y]) => context.getImageData(Math.round(x), Math.round(y), 1, 1);
+              return points.map((point) => Array.from(at(point).data.slice(0, 3)));
+            }""",
+            points,
+        )
+        return colours
+    finally:
+        page.close()
+
+
+def _close(colour: list[int], expected: tuple[int, int, int], tolerance: int = 24) -> bool:
+    return all(abs(a - b) <= tolerance for a, b in zip(colour, expected, strict=True))
+
+
+def test_a_full_game_of_tictactoe_in_the_browser(server: str, browser: Any, tmp_path: Path) -> None:
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server)
+    page.wait_for_selector("#status[data-state]")
+    _start_game(page, "tictactoe", simulations=300)
+
+    moves = _play_to_the_end(page)
+    status = page.inner_text("#status")
+    assert re.match(r"^(You win!|The AI wins|Draw) \(", status), status
+    x_stones, o_stones = page.locator("#board .stone.p0"), page.locator("#board .stone.p1")
+    assert (x_stones.count(), o_stones.count()) == ((moves + 1) // 2, moves // 2)
+    # The analysis panel shows the AI's last search.
+    assert page.inner_text("#sims") != "–" and page.locator("#top-moves tbody tr").count() > 0
+    assert not page.is_enabled("#hint") and page.is_enabled("#undo")
+
+    png = page.screenshot(path=str(tmp_path / "tictactoe.png"))
+    assert _png_size(png) == (WIDTH, HEIGHT)
+    x_box, o_box = x_stones.first.bounding_box(), o_stones.first.bounding_box()
+    x_centre = (x_box["x"] + x_box["width"] / 2, x_box["y"] + x_box["height"] / 2)
+    o_centre = (o_box["x"] + o_box["width"] / 2, o_box["y"] + o_box["height"] / 2)
+    # The O is a ring: its stroke lies at about 0.8 of the half-width from the centre.
+    o_ring = (o_centre[0] + 0.8 * o_box["width"] / 2, o_centre[1])
+    corner = page.locator("#board").bounding_box()
+    board_margin = (corner["x"] + 8, corner["y"] + corner["height"] - 8)
+    page_background = (WIDTH - 3, HEIGHT - 3)
+    x_colour, ring, hole, margin, background = _pixels(
+        browser, png, [x_centre, o_ring, o_centre, board_margin, page_background]
+    )
+    assert _close(x_colour, X_RED), x_colour
+    assert _close(ring, O_BLUE), ring
+    assert not _close(hole, O_BLUE), hole
+    assert _close(margin, BOARD), margin
+    assert _close(background, PAGE), background
+    grid = [(x, y) for x in range(0, WIDTH, 40) for y in range(0, HEIGHT, 40)]
+    assert len({tuple(colour) for colour in _pixels(browser, png, grid)}) > 8  # not blank
+
+    # The same page in Chinese.
+    page.click("#language")
+    assert re.match(r"^(你赢了！|AI 获胜|平局)（", page.inner_text("#status"))
+    assert page.inner_text("#undo") == "悔棋"
+    page.click("#language")
+    assert page.inner_text("#undo") == "Undo"
+    assert errors == []
+    page.close()
+
+
+def test_each_tab_plays_its_own_game(server: str, browser: Any) -> None:
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    try:
+        first, second = context.new_page(), context.new_page()
+        for page in (first, second):
+            page.goto(server)
+            page.wait_for_selector("#status[data-state]")
+        _start_game(first, "connect4", simulations=200)
+        _start_game(second, "tictactoe", simulations=200)
+        ids = [page.evaluate("sessionStorage.getItem('mctslab.game')") for page in (first, second)]
+        assert ids[0] != ids[1]
+        first.bring_to_front()
+        first.locator("#board rect.target[data-move='3']").click()
+        first.wait_for_function("document.querySelectorAll('#move-list li').length === 2")
+        first.wait_for_selector("#status[data-state=your-turn]")
+        assert second.locator("#move-list li").count() == 0
+        assert second.locator("#board .stone").count() == 0
+        # A reload keeps the tab's game.
+        first.reload()
+        first.wait_for_selector("#status[data-state=your-turn]")
+        assert first.locator("#board .stone").count() == 2
+    finally:
+        context.close()

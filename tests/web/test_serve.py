@@ -1,0 +1,22 @@
+"""`mctslab serve` as a command (the browser test runs it for real)."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from mctslab.cli import app
+
+runner = CliRunner()
+
+
+def test_serve_has_help() -> None:
+    result = runner.invoke(app, ["serve", "--help"])
+    assert result.exit_code == 0
+    for option in ("--host", "--port", "--engine", "--open"):
+        assert option in result.output
+
+
+def test_serve_refuses_an_unknown_engine() -> None:
+    result = runner.invoke(app, ["serve", "--engine", "turbo"])
+    assert result.exit_code == 2
+    assert "'engine'" in result.output and "'turbo'" in result.output
