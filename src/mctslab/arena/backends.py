@@ -1,0 +1,180 @@
+"""Where games are played: this process, a local process pool, or a Ray cluster.
+
+A backend takes a lazy stream of :class:`GameTask` and yields record
+entries as games finish, in any order. It pulls a task only when it has a
+free slot, so a match that stops early (SPRT) or is interrupted has no
+queue of unplayed games to throw away; closing the stream (breaking out of
+the loop, Ctrl-C) stops the games still running. Every backend runs
+:func:`~mctslab.arena.game.run_task`, so the entries are the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import queue
+import signal
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from mctslab.arena.game import GameFailed, GameTask, play_game, run_task
+
+#: Seconds between checks for a finished game (and for Ctrl-C).
+_POLL_SECONDS = 0.2
+#: Seconds a worker waits for its next task before checking that its parent lives.
+_WORKER_IDLE_CHECK = 1.0
+
+
+class Backend(Protocol):
+    """Plays tasks and yields their record entries as they finish."""
+
+    #: Games played at once.
+    slots: int
+
+    def play(self, tasks: Iterator[GameTask]) -> Iterator[dict[str, Any]]: ...
+
+
+def _checked(entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry``, or GameFailed if it reports a game that stopped on an error."""
+    if entry.get("type") == "error":
+        raise GameFailed(
+            f"Game {entry['index']} stopped on an error: {entry['error']}\n{entry['traceback']}"
+        )
+    return entry
+
+
+class InProcess:
+    """Plays the games one after another in this process (and the ``human`` player's home)."""
+
+    slots = 1
+
+    def play(self, tasks: Iterator[GameTask]) -> Iterator[dict[str, Any]]:
+        for task in tasks:
+            yield play_game(task)
+
+
+def _worker(tasks: Any, results: Any, parent: int) -> None:
+    """A pool worker: play tasks until told to stop or orphaned; Ctrl-C is the parent's."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            task = tasks.get(timeout=_WORKER_IDLE_CHECK)
+        except queue.Empty:
+            if os.getppid() != parent:  # the parent was killed: nobody wants the result
+                return
+            continue
+        if task is None:
+            return
+        results.put(run_task(task))
+
+
+class ProcessPool:
+    """``workers`` local processes, each playing whole games.
+
+    The processes are started with "spawn" (safe alongside the progress
+    display's thread) and are not daemons, so a player may start processes
+    of its own (``mcts:workers=N``). They ignore Ctrl-C: the main process
+    catches it and terminates them.
+    """
+
+    def __init__(self, workers: int) -> None:
+        if workers < 1:
+            raise ValueError(f"The 'workers' parameter must be an int >= 1. Got {workers!r}.")
+        self.slots = workers
+
+    def play(self, tasks: Iterator[GameTask]) -> Iterator[dict[str, Any]]:
+        context = multiprocessing.get_context("spawn")
+        task_queue = context.Queue()
+        result_queue = context.Queue()
+        processes = [
+            context.Process(
+                target=_worker, args=(task_queue, result_queue, os.getpid()), daemon=False
+            )
+            for _ in range(self.slots)
+        ]
+        for process in processes:
+            process.start()
+        try:
+            running = 0
+            pending = iter(tasks)
+            exhausted = False
+            while True:
+                while not exhausted and running < self.slots:
+                    task = next(pending, None)
+                    if task is None:
+                        exhausted = True
+                    else:
+                        task_queue.put(task)
+                        running += 1
+                if running == 0:
+                    return
+                try:
+                    entry = result_queue.get(timeout=_POLL_SECONDS)
+                except queue.Empty:
+                    if not all(process.is_alive() for process in processes):
+                        raise GameFailed("A worker process died; see its output above.") from None
+                    continue
+                running -= 1
+                yield _checked(entry)
+        finally:
+            for process in processes:
+                process.terminate()
+            for process in processes:
+                process.join()
+            task_queue.close()
+            result_queue.close()
+
+
+class RayCluster:
+    """Games as Ray tasks, on a cluster (``address``) or a local Ray instance.
+
+    ``address`` is "auto" (a running cluster), ``"local"`` (start one on this
+    machine) or a cluster address; when Ray is already initialised in this
+    process it is used as it is. Every node needs mctslab installed.
+    ``slots`` defaults to the cluster's CPUs.
+    """
+
+    def __init__(self, address: str, slots: int | None = None) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise ImportError(
+                "Ray is not installed; install it with: pip install 'mctslab[ray]'"
+            ) from None
+        self._ray = ray
+        self._started = False
+        if not ray.is_initialized():
+            ray.init(address=None if address == "local" else address, log_to_driver=False)
+            self._started = True
+        self.slots = slots or max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+    def play(self, tasks: Iterator[GameTask]) -> Iterator[dict[str, Any]]:
+        ray = self._ray
+        remote = ray.remote(num_cpus=1, max_retries=0)(run_task)
+        running: list[Any] = []
+        pending = iter(tasks)
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and len(running) < self.slots:
+                    task = next(pending, None)
+                    if task is None:
+                        exhausted = True
+                    else:
+                        running.append(remote.remote(task))
+                if not running:
+                    return
+                done, running = ray.wait(running, num_returns=1, timeout=_POLL_SECONDS)
+                for ref in done:
+                    yield _checked(ray.get(ref))
+        finally:
+            for ref in running:
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=True)
+
+    def close(self) -> None:
+        """Shut down the Ray instance if this backend started it."""
+        if self._started:
+            self._ray.shutdown()
+            self._started = False

@@ -1,0 +1,159 @@
+"""One arena game: a picklable task in, a JSON-ready record entry out.
+
+Every backend (this process, a local process pool, a Ray cluster) runs the
+same :func:`play_game`, so the record is the same whichever ran it. Players
+are built from their spec text inside the worker, with per-game seeds
+derived from the run's seed and the game's index (:func:`game_seeds`), so
+a game is reproducible wherever it runs (exactly so with iteration budgets).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass
+from time import perf_counter
+from typing import Any
+
+import numpy as np
+
+from mctslab.arena.spec import PlayerSpec, parse_player
+from mctslab.games import make
+from mctslab.players.base import Player
+
+#: The two players of a match: ``A`` is the first ``--player`` (the one whose
+#: score and Elo are reported), ``B`` the second.
+PLAYER_IDS = ("A", "B")
+#: Distinguishes the games' seed stream from the openings'.
+_GAME_STREAM = 0
+
+
+def game_seeds(
+    run_seed: int, index: int, specs: tuple[PlayerSpec, PlayerSpec]
+) -> tuple[int | None, int | None]:
+    """The seeds of players A and B in game ``index`` (None for a player that takes none).
+
+    From the run's seed, or from a spec's own ``seed`` option when it has one.
+    """
+    seeds: list[int | None] = []
+    for slot, spec in enumerate(specs):
+        if not spec.seeded:
+            seeds.append(None)
+            continue
+        base = run_seed if spec.base_seed is None else spec.base_seed
+        sequence = np.random.SeedSequence([base, _GAME_STREAM, index, slot])
+        seeds.append(int(sequence.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)))
+    return seeds[0], seeds[1]
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """Everything a worker needs to play one game of a match."""
+
+    game: str
+    params: Mapping[str, Any]
+    #: Spec texts of players A and B.
+    players: tuple[str, str]
+    #: Seeds of players A and B.
+    seeds: tuple[int | None, int | None]
+    index: int
+    #: Which seat (0 moves first) player A takes; its partner game has the other.
+    a_seat: int
+    opening: tuple[str, ...]
+    #: The sweep point (0 without a sweep) and the swept option's value.
+    sweep: int = 0
+    sweep_value: str | None = None
+    run_seed: int = 0
+
+    @property
+    def pair(self) -> int:
+        return self.index // 2
+
+
+class GameFailed(RuntimeError):
+    """A game stopped on an error (a player crashed): the run stops and says which game."""
+
+
+def play_game(task: GameTask) -> dict[str, Any]:
+    """Play ``task``'s game to the end and return its record entry.
+
+    A player that answers an illegal move loses the game (the reason says
+    so); any other error of a player propagates.
+    """
+    state = make(task.game, **task.params)
+    specs = [parse_player(text) for text in task.players]
+    # Slot 0 is player A, slot 1 player B; seat 0 moves first.
+    slot_of_seat = (0, 1) if task.a_seat == 0 else (1, 0)
+    entries = [
+        {"id": PLAYER_IDS[slot], "spec": specs[slot].text, "seed": task.seeds[slot]}
+        for slot in slot_of_seat
+    ]
+    with contextlib.ExitStack() as stack:
+        players: list[Player] = []
+        for slot in slot_of_seat:
+            players.append(specs[slot].build(task.seeds[slot]))
+            stack.callback(players[-1].close)
+        for player in players:
+            player.start(state.clone())
+        for text in task.opening:
+            move = state.parse_move(text)
+            state.apply(move)
+            for player in players:
+                player.observe(move)
+        moves: list[str] = []
+        seconds: list[float] = []
+        forfeit: tuple[int, str] | None = None
+        while not state.is_terminal():
+            seat = state.current_player
+            began = perf_counter()
+            move = players[seat].choose(state.clone())
+            elapsed = round(perf_counter() - began, 6)
+            if move not in state.legal_moves():
+                forfeit = (seat, f"illegal move {move!r} by {entries[seat]['id']}")
+                break
+            seconds.append(elapsed)
+            moves.append(state.move_to_str(move))
+            state.apply(move)
+            for player in players:
+                player.observe(move)
+    if forfeit is not None:
+        winner: int | None = 1 - forfeit[0]
+        reason = forfeit[1]
+    else:
+        outcome = state.outcome()
+        assert outcome is not None  # the loop ends at the end of the game
+        winner, reason = outcome.winner, outcome.reason
+    score = 0.5 if winner is None else float(winner == task.a_seat)
+    return {
+        "type": "game",
+        "sweep": task.sweep,
+        "sweep_value": task.sweep_value,
+        "index": task.index,
+        "pair": task.pair,
+        "game": task.game,
+        "params": dict(task.params),
+        "run_seed": task.run_seed,
+        "players": entries,
+        "opening": list(task.opening),
+        "moves": moves,
+        "seconds": seconds,
+        "result": "1/2-1/2" if winner is None else ("1-0" if winner == 0 else "0-1"),
+        "winner": winner,
+        "reason": reason,
+        "score": score,
+    }
+
+
+def run_task(task: GameTask) -> dict[str, Any]:
+    """:func:`play_game` for a worker: an error becomes an ``error`` entry with its traceback."""
+    try:
+        return play_game(task)
+    except Exception as error:
+        return {
+            "type": "error",
+            "index": task.index,
+            "sweep": task.sweep,
+            "error": f"{type(error).__name__}: {error}",
+            "traceback": traceback.format_exc(),
+        }

@@ -1,0 +1,109 @@
+"""Pictures of a run (``--plot``): score and Elo over the games, or Elo against a swept option.
+
+matplotlib is an optional extra (``pip install 'mctslab[plot]'``) and is
+imported only here, with its file-only backend.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from mctslab.arena.match import PointResult, Tally
+
+#: Elo bounds beyond this are drawn at it (an interval can be unbounded at a score of 0 or 1).
+_ELO_CLIP = 1000.0
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+    except ImportError:
+        raise ImportError(
+            "--plot needs matplotlib; install it with: pip install 'mctslab[plot]'"
+        ) from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _clip(elo: float) -> float:
+    return max(-_ELO_CLIP, min(_ELO_CLIP, elo))
+
+
+def _running(
+    result: PointResult,
+) -> tuple[list[int], list[float], list[float], list[float], list[float]]:
+    """Games, score, Elo and its interval after each game, in the order the games finished."""
+    tally = Tally()
+    games, scores, elos, lows, highs = [], [], [], [], []
+    for pair, score in result.tally.results:
+        tally.add(pair, score)
+        estimate = tally.estimate()
+        assert estimate is not None  # there is a game
+        games.append(tally.games)
+        scores.append(tally.score)
+        elos.append(_clip(estimate.elo))
+        lows.append(_clip(estimate.lower))
+        highs.append(_clip(estimate.upper))
+    return games, scores, elos, lows, highs
+
+
+def plot_run(
+    results: Sequence[PointResult], path: Path, *, title: str, sweep_key: str | None
+) -> None:
+    """Draw the run to ``path`` (any format matplotlib writes: .png, .svg, .pdf)."""
+    plt = _pyplot()
+    if sweep_key is None:
+        figure, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(8, 6))
+        games, scores, elos, lows, highs = _running(results[0])
+        top.plot(games, scores, color="tab:blue")
+        top.axhline(0.5, color="grey", linestyle="--", linewidth=0.8)
+        top.set_ylabel("score of A")
+        top.set_ylim(0, 1)
+        bottom.fill_between(
+            games, lows, highs, color="tab:orange", alpha=0.25, label="95% interval"
+        )
+        bottom.plot(games, elos, color="tab:orange", label="Elo difference")
+        bottom.axhline(0, color="grey", linestyle="--", linewidth=0.8)
+        bottom.set_xlabel("games")
+        bottom.set_ylabel("Elo (A - B)")
+        bottom.legend(loc="best")
+    else:
+        figure, axes = plt.subplots(figsize=(8, 5))
+        values = [_number(result.sweep_value) for result in results]
+        numeric = all(v is not None for v in values)
+        xs: list[Any] = values if numeric else [str(r.sweep_value) for r in results]
+        elos, below, above = [], [], []
+        for result in results:
+            estimate = result.tally.estimate()
+            if estimate is None:
+                elos.append(math.nan)
+                below.append(0.0)
+                above.append(0.0)
+                continue
+            elos.append(_clip(estimate.elo))
+            below.append(_clip(estimate.elo) - _clip(estimate.lower))
+            above.append(_clip(estimate.upper) - _clip(estimate.elo))
+        axes.errorbar(xs, elos, yerr=[below, above], marker="o", capsize=4)
+        axes.axhline(0, color="grey", linestyle="--", linewidth=0.8)
+        positive = [v for v in values if v is not None and v > 0]
+        if numeric and len(positive) == len(values) and max(positive) >= 10 * min(positive):
+            axes.set_xscale("log")
+        axes.set_xlabel(sweep_key)
+        axes.set_ylabel("Elo (A - B), 95% interval")
+    figure.suptitle(title)
+    figure.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path)
+    plt.close(figure)
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        return float(text) if text is not None else None
+    except ValueError:
+        return None

@@ -1,0 +1,161 @@
+"""The run's record: a JSONL file, a header line then one line per finished game.
+
+Each game is appended the moment it ends and forced to disk (flush and
+fsync), so an interrupted run (Ctrl-C, a crash, ``kill -9``) loses at most
+the games still being played. The same command run again reads the record
+and plays only the missing games: games are keyed by ``(sweep point,
+index)`` and a key already recorded is never played or counted again. A
+last line cut short by the interruption is dropped (and cut off the file
+before anything is appended). A record written by another match (other
+players, game, openings, sweep or seed) is refused rather than mixed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, Self
+
+import numpy as np
+
+FORMAT = "mctslab-arena"
+VERSION = 1
+
+
+class RecordMismatchError(ValueError):
+    """The record belongs to a different match than the command asks for."""
+
+
+def default_path(game: str, identity: dict[str, Any], seed: int | None) -> Path:
+    """``arena-<game>-<digest>.jsonl``: the same command finds its own record again."""
+    key = json.dumps({"match": identity, "seed": seed}, sort_keys=True)
+    return Path(f"arena-{game}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.jsonl")
+
+
+def fresh_seed() -> int:
+    """A run seed from fresh entropy (recorded in the header, so a resumed run reuses it)."""
+    return int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+class RunRecord:
+    """An open record: the header's seed, the games already played, and appending."""
+
+    def __init__(self, path: Path, header: dict[str, Any], games: list[dict[str, Any]]) -> None:
+        self.path = path
+        self.header = header
+        self._games: dict[tuple[int, int], dict[str, Any]] = {}
+        for entry in games:
+            self._games.setdefault((int(entry["sweep"]), int(entry["index"])), entry)
+        self._file: IO[str] | None = path.open("a", encoding="utf-8")
+
+    @classmethod
+    def open(cls, path: Path, identity: dict[str, Any], seed: int | None) -> Self:
+        """Resume the record at ``path`` for this match, or start it.
+
+        ``seed`` is the seed the command gives (None: the record's, or fresh).
+        """
+        path = Path(path)
+        if path.exists() and path.stat().st_size > 0:
+            header, games = _read(path)
+            _check_same_match(path, header, identity, seed)
+            return cls(path, header, games)
+        header = {
+            "type": "header",
+            "format": FORMAT,
+            "version": VERSION,
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
+            "match": identity,
+            "seed": fresh_seed() if seed is None else seed,
+        }
+        path.parent.mkdir(parents=True, exist_ok=True)
+        record = cls(path, header, [])
+        record._write(header)
+        return record
+
+    @property
+    def seed(self) -> int:
+        return int(self.header["seed"])
+
+    def games(self, sweep: int = 0) -> dict[int, dict[str, Any]]:
+        """The recorded games of sweep point ``sweep`` by index, in the order they finished."""
+        return {index: entry for (point, index), entry in self._games.items() if point == sweep}
+
+    def append(self, entry: dict[str, Any]) -> None:
+        """Record a finished game, on disk before this returns; a key seen before is ignored."""
+        key = (int(entry["sweep"]), int(entry["index"]))
+        if key in self._games:
+            return
+        self._games[key] = entry
+        self._write(entry)
+
+    def _write(self, entry: dict[str, Any]) -> None:
+        if self._file is None:
+            raise ValueError(f"The record {self.path} is closed.")
+        self._file.write(json.dumps(entry, separators=(",", ":")) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The header and game entries of ``path``; a cut-short last line is removed from the file."""
+    data = path.read_bytes()
+    complete = data[: data.rfind(b"\n") + 1]
+    if len(complete) < len(data):
+        # The last write was cut short (the process was killed mid-line): drop it.
+        with path.open("r+b") as handle:
+            handle.truncate(len(complete))
+    lines = complete.decode("utf-8").splitlines()
+    entries = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            entries.append(json.loads(line))
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}:{number} is not a JSON line ({error}).") from None
+    if not entries or entries[0].get("type") != "header" or entries[0].get("format") != FORMAT:
+        raise ValueError(f"{path} is not an mctslab arena record; choose another --out.")
+    if entries[0].get("version") != VERSION:
+        raise ValueError(
+            f"{path} is an arena record of version {entries[0].get('version')!r}; "
+            f"this mctslab writes version {VERSION}."
+        )
+    return entries[0], [entry for entry in entries[1:] if entry.get("type") == "game"]
+
+
+def _check_same_match(
+    path: Path, header: dict[str, Any], identity: dict[str, Any], seed: int | None
+) -> None:
+    recorded = header.get("match", {})
+    differences = [
+        f"{key}: the record has {json.dumps(recorded.get(key))}, "
+        f"the command {json.dumps(identity.get(key))}"
+        for key in sorted(set(recorded) | set(identity))
+        if recorded.get(key) != identity.get(key)
+    ]
+    if seed is not None and seed != header.get("seed"):
+        differences.append(f"seed: the record has {header.get('seed')}, the command {seed}")
+    if differences:
+        raise RecordMismatchError(
+            f"{path} records a different match, so this command cannot resume it "
+            f"({'; '.join(differences)}). Run the same command as the record's, "
+            "or give another --out."
+        )

@@ -1,0 +1,312 @@
+"""`mctslab arena`: a match between two players, with Elo, SPRT and a resumable record."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from mctslab.arena.backends import Backend, InProcess, ProcessPool, RayCluster
+from mctslab.arena.game import GameFailed
+from mctslab.arena.match import Match, PointResult, Sweep, run_match
+from mctslab.arena.openings import parse_openings
+from mctslab.arena.record import RunRecord, default_path
+from mctslab.arena.spec import KINDS, PlayerSpec, parse_player
+from mctslab.arena.stats import SPRT
+from mctslab.cli import _options as opt
+from mctslab.games import State
+
+PLAYER_HELP = (
+    "A player, twice (A then B; scores are A's): KIND[:key=value,...]. Kinds: "
+    + "; ".join(f"{kind}: {escape(text)}" for kind, text in KINDS.items())
+    + '. E.g. "mcts:seconds=0.5" or "mcts:iterations=15000,engine=python".'
+)
+
+
+def arena(
+    game: opt.GameName,
+    player: Annotated[list[str] | None, typer.Option("--player", "-p", help=PLAYER_HELP)] = None,
+    games: Annotated[
+        int, typer.Option(help="Games per match, in pairs from one opening, colours swapped.")
+    ] = 100,
+    openings: Annotated[
+        str | None,
+        typer.Option(
+            help="random:N (N random moves per pair, redrawn until a quick search finds them "
+            "balanced) or FILE (one opening per line in the game's notation)."
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            help="Games played at once: local processes (default 1; with --ray, all CPUs)."
+        ),
+    ] = None,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray", help="Play on Ray: auto (a running cluster), local (start one) or ADDRESS."
+        ),
+    ] = None,
+    sprt: Annotated[
+        str | None,
+        typer.Option(
+            help="Stop when a pentanomial GSPRT decides: elo0=E0,elo1=E1[,alpha=A,beta=B] "
+            "(logistic Elo; alpha and beta default to 0.05)."
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="The JSONL record; run the same command again to resume it "
+            "(default: arena-GAME-DIGEST.jsonl, one per distinct match)."
+        ),
+    ] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(help="Draw score and Elo over the games (or Elo per sweep value)."),
+    ] = None,
+    sweep: Annotated[
+        str | None,
+        typer.Option(help="Play a match per value of an option of player A: KEY=V1,V2,..."),
+    ] = None,
+    seed: opt.Seed = None,
+    size: opt.Size = None,
+    width: opt.Width = None,
+    height: opt.Height = None,
+    k: opt.K = None,
+    start: opt.Start = None,
+) -> None:
+    """Play two players against each other and measure the Elo difference.
+
+    Games come in pairs from the same opening with colours swapped. Every
+    finished game is appended to the record at once; an interrupted run
+    resumes where it stopped when the same command is run again.
+    """
+    state = opt.new_state(game, size=size, width=width, height=height, k=k, start=start)
+    if state.spec.num_players != 2:
+        opt.fail(f"{game} is not a two-player game; the arena plays two-player games.")
+    if len(player or []) != 2:
+        opt.fail(f"give exactly two --player options (A, then B). Got {len(player or [])}.")
+    if games < 1:
+        opt.fail(f"--games must be at least 1. Got {games} instead.")
+    if workers is not None and workers < 1:
+        opt.fail(f"--workers must be at least 1. Got {workers} instead.")
+    match = _match(state, game, player or [], games, openings, sprt, sweep)
+    interactive = (
+        any(spec.interactive for _, spec in match.points()) or match.players[1].interactive
+    )
+    if interactive and ((workers or 1) > 1 or ray is not None):
+        opt.fail("a human player needs this terminal: use --workers 1 and no --ray.")
+    path = out or default_path(game, match.identity(), seed)
+    try:
+        record = RunRecord.open(path, match.identity(), seed)
+    except ValueError as error:
+        opt.fail(str(error))
+    with record:
+        _warm_up(match)
+        backend = _backend(workers, ray)
+        try:
+            results = _run(match, record, backend, quiet=interactive)
+        except KeyboardInterrupt:
+            count = sum(len(record.games(point)) for point in range(len(match.points())))
+            opt.error_console.print(
+                f"\nInterrupted. Finished games: {count}, in {path}; "
+                "run the same command to resume."
+            )
+            raise typer.Exit(130) from None
+        except (GameFailed, ValueError) as error:  # a crashed game, no balanced opening found
+            opt.fail(str(error))
+        finally:
+            if isinstance(backend, RayCluster):
+                backend.close()
+    opt.console.print(_table(match, results, path))
+    if plot is not None:
+        _plot(match, results, plot)
+
+
+def _match(
+    state: State,
+    game: str,
+    players: list[str],
+    games: int,
+    openings: str | None,
+    sprt: str | None,
+    sweep: str | None,
+) -> Match:
+    try:
+        specs = (parse_player(players[0]), parse_player(players[1]))
+        for spec in specs:
+            spec.check_game(state)
+        match = Match(
+            game=game,
+            params=dict(state.spec.params),
+            players=specs,
+            openings=parse_openings(openings, state),
+            games=games,
+            sprt=SPRT.parse(sprt) if sprt else None,
+            sweep=Sweep.parse(sweep) if sweep else None,
+        )
+        match.points()  # every swept value checked now, not halfway through the run
+    except ValueError as error:
+        opt.fail(str(error))
+    return match
+
+
+def _uses_compiled(spec: PlayerSpec) -> bool:
+    return spec.kind == "mcts" and dict(spec.options).get("engine", "compiled") == "compiled"
+
+
+def _warm_up(match: Match) -> None:
+    """Compile (or load) the compiled engine once here, with a spinner, before any worker does."""
+    specs = [spec for _, spec in match.points()] + [match.players[1]]
+    if not (any(map(_uses_compiled, specs)) or match.openings.identity()["kind"] == "random"):
+        return
+    from mctslab import fast
+
+    if not fast.is_warm():
+        with opt.error_console.status("Compiling the search engine (first run only)..."):
+            fast.warm_up()
+
+
+def _backend(workers: int | None, ray: str | None) -> Backend:
+    if ray is not None:
+        try:
+            return RayCluster(ray, workers)
+        except ImportError as error:
+            opt.fail(str(error))
+        except Exception as error:  # Ray's own errors: no cluster at the address, and so on
+            opt.fail(f"cannot start or reach Ray at {ray!r}: {error}")
+    if (workers or 1) == 1:
+        return InProcess()
+    return ProcessPool(workers or 1)
+
+
+def _elo(value: float, digits: int = 1) -> str:
+    """A signed Elo figure ("+inf" for an unbounded end; never "-0")."""
+    text = f"{value:+.{digits}f}"
+    return f"{0.0:+.{digits}f}" if float(text) == 0.0 else text
+
+
+def _status(match: Match, result: PointResult) -> str:
+    tally = result.tally
+    text = f"+{tally.wins} ={tally.draws} -{tally.losses}  score {tally.score:.1%}"
+    estimate = tally.estimate()
+    if estimate is not None:
+        text += (
+            f"  Elo {_elo(estimate.elo, 0)} [{_elo(estimate.lower, 0)}, {_elo(estimate.upper, 0)}]"
+        )
+    if match.sprt is not None and result.llr is not None:
+        text += (
+            f"  LLR {result.llr:.2f} ({match.sprt.lower_bound:.2f}, {match.sprt.upper_bound:.2f})"
+        )
+    return text
+
+
+def _run(match: Match, record: RunRecord, backend: Backend, *, quiet: bool) -> list[PointResult]:
+    """Run the match with a live progress bar (plain lines when a person is playing)."""
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[status]}"),
+        console=opt.error_console,
+        disable=quiet,
+    )
+    tasks: dict[str | None, Any] = {}
+    swept = "" if match.sweep is None else match.sweep.key
+
+    def on_point(result: PointResult) -> None:
+        label = "A vs B" if result.sweep_value is None else f"{swept}={result.sweep_value}"
+        tasks[result.sweep_value] = progress.add_task(
+            label, total=match.games, completed=result.tally.games, status=_status(match, result)
+        )
+
+    def on_game(entry: dict[str, Any], result: PointResult) -> None:
+        progress.update(
+            tasks[result.sweep_value],
+            completed=result.tally.games,
+            status=_status(match, result),
+        )
+        if quiet:
+            opt.console.print(
+                f"Game {entry['index'] + 1}: {entry['result']} ({entry['reason']}). "
+                + _status(match, result)
+            )
+
+    with progress:
+        return run_match(match, record, backend, on_game=on_game, on_point=on_point)
+
+
+def _verdict(match: Match, result: PointResult) -> str:
+    if match.sprt is None:
+        return ""
+    if result.verdict == "H1":
+        return f"pass: H1 (elo {match.sprt.elo1:g}) accepted"
+    if result.verdict == "H0":
+        return f"fail: H0 (elo {match.sprt.elo0:g}) accepted"
+    return "inconclusive" if result.tally.games >= match.games else "unfinished"
+
+
+def _cells(match: Match, result: PointResult) -> list[tuple[str, str]]:
+    """One point's figures as ``(label, text)``."""
+    tally = result.tally
+    estimate = tally.estimate()
+    cells = [("games", str(tally.games)), ("W-D-L", f"{tally.wins}-{tally.draws}-{tally.losses}")]
+    if estimate is not None:
+        cells += [
+            ("score", f"{tally.score:.1%}"),
+            ("Elo [95%]", f"{_elo(estimate.elo)} [{_elo(estimate.lower)}, {_elo(estimate.upper)}]"),
+            ("LOS", f"{estimate.los:.1%}"),
+        ]
+    cells.append(("pairs", " ".join(map(str, tally.pentanomial()))))
+    if match.sprt is not None:
+        bounds = f"({match.sprt.lower_bound:.2f}, {match.sprt.upper_bound:.2f})"
+        cells += [("LLR", f"{result.llr or 0.0:.2f} {bounds}"), ("SPRT", _verdict(match, result))]
+    return cells
+
+
+def _table(match: Match, results: list[PointResult], path: Path) -> Table:
+    """A match as label/value rows; a sweep as one row per value."""
+    a, b = match.players
+    caption = f"A's score and Elo; pairs: LL LD LW+DD DW WW. Record: {path}"
+    if match.sprt is not None:
+        caption += f". SPRT {match.sprt.describe()}"
+    table = Table(title=f"{match.game}: A = {a.text} vs B = {b.text}", caption=caption)
+    if match.sweep is None:
+        table.add_column("")
+        table.add_column("", justify="right")
+        table.show_header = False
+        for label, text in _cells(match, results[0]):
+            table.add_row(label, text)
+        return table
+    rows = [_cells(match, result) for result in results]
+    labels = list(dict.fromkeys(label for row in rows for label, _ in row))
+    table.add_column(match.sweep.key, justify="right")
+    for label in labels:
+        table.add_column(label, justify="right")
+    for result, row in zip(results, rows, strict=True):
+        texts = dict(row)
+        table.add_row(str(result.sweep_value), *(texts.get(label, "") for label in labels))
+    return table
+
+
+def _plot(match: Match, results: list[PointResult], path: Path) -> None:
+    try:
+        from mctslab.arena.plot import plot_run
+
+        plot_run(
+            results,
+            path,
+            title=f"{match.game}: A = {match.players[0].text} vs B = {match.players[1].text}"
+            + ("" if match.sweep is None else f", A's {match.sweep.key} swept"),
+            sweep_key=None if match.sweep is None else match.sweep.key,
+        )
+    except ImportError as error:
+        opt.fail(str(error))
+    opt.error_console.print(f"Plot written to {path}")

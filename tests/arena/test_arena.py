@@ -1,0 +1,384 @@
+"""`mctslab arena`: local runs, the JSONL record, resuming, pairs, SPRT, sweeps, backends."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from mctslab.arena import openings as openings_module
+from mctslab.arena.backends import InProcess, ProcessPool
+from mctslab.arena.game import GameFailed, GameTask, play_game, run_task
+from mctslab.arena.match import Match, run_match
+from mctslab.arena.openings import FileOpenings, RandomOpenings, StartPosition
+from mctslab.arena.record import RunRecord
+from mctslab.arena.spec import parse_player
+from mctslab.cli import app
+from mctslab.games import make
+
+runner = CliRunner()
+MCTS = "mcts:engine=python,iterations=200"  # canonical: keys sorted
+BASE = ["arena", "tictactoe", "--player", MCTS, "--player", "random", "--seed", "1"]
+
+
+def arena(*args: str, input: str | None = None) -> tuple[int, str]:
+    """Run the command; the output with its line wrapping undone (rich wraps at 80 columns)."""
+    result = runner.invoke(app, list(args), input=input)
+    return result.exit_code, " ".join(result.output.split())
+
+
+def read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    return lines[0], lines[1:]
+
+
+def without_times(entries: list[dict[str, Any]]) -> dict[tuple[int, int], dict[str, Any]]:
+    """Entries by key, minus the thinking times (the only part that varies between runs)."""
+    return {
+        (e["sweep"], e["index"]): {k: v for k, v in e.items() if k != "seconds"} for e in entries
+    }
+
+
+def test_local_run_records_every_game(tmp_path: Path) -> None:
+    out = tmp_path / "run.jsonl"
+    code, output = arena(*BASE, "--games", "6", "--openings", "random:2", "--out", str(out))
+    assert code == 0, output
+    header, games = read(out)
+    assert header["match"]["players"] == [MCTS, "random"]
+    assert header["match"]["openings"]["kind"] == "random" and header["seed"] == 1
+    assert sorted(g["index"] for g in games) == list(range(6))
+    wins = draws = losses = 0
+    for game in games:
+        # Pairs share the opening, with colours swapped: A moves first in the even game.
+        partner = next(g for g in games if g["index"] == game["index"] ^ 1)
+        assert game["pair"] == game["index"] // 2 and game["opening"] == partner["opening"]
+        assert len(game["opening"]) == 2
+        assert [p["id"] for p in game["players"]] == (
+            ["A", "B"] if game["index"] % 2 == 0 else ["B", "A"]
+        )
+        assert {p["spec"] for p in game["players"]} == {MCTS, "random"}
+        assert len(game["seconds"]) == len(game["moves"])
+        # The moves replay to the recorded result, and the score is A's.
+        state = make("tictactoe")
+        for move in game["opening"] + game["moves"]:
+            state.play(move)
+        outcome = state.outcome()
+        assert outcome is not None
+        assert (outcome.winner, outcome.reason) == (game["winner"], game["reason"])
+        a_seat = 0 if game["players"][0]["id"] == "A" else 1
+        expected = 0.5 if outcome.winner is None else float(outcome.winner == a_seat)
+        assert game["score"] == expected
+        wins += expected == 1.0
+        draws += expected == 0.5
+        losses += expected == 0.0
+    assert f"{wins}-{draws}-{losses}" in output
+
+
+def test_resume_after_a_cut_record_plays_only_the_missing_games(tmp_path: Path) -> None:
+    full = tmp_path / "full.jsonl"
+    args = [*BASE, "--games", "6", "--openings", "random:2"]
+    assert arena(*args, "--out", str(full))[0] == 0
+    lines = full.read_text().splitlines(keepends=True)
+    # Killed while writing game 4: three games whole, the fourth half written.
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(lines[:4]) + lines[4][: len(lines[4]) // 2])
+    code, output = arena(*args, "--out", str(cut))
+    assert code == 0, output
+    _, games = read(cut)
+    keys = [(g["sweep"], g["index"]) for g in games]
+    assert len(keys) == len(set(keys)) == 6
+    assert cut.read_text().startswith("".join(lines[:4]))
+    # Seeds come from the run's seed and the game's index: the resumed games are the same.
+    assert without_times(games) == without_times(read(full)[1])
+    # Run again: nothing left to play, nothing added.
+    before = cut.read_text()
+    assert arena(*args, "--out", str(cut))[0] == 0
+    assert cut.read_text() == before
+
+
+def test_a_killed_run_resumes_without_losing_or_repeating_games(tmp_path: Path) -> None:
+    out = tmp_path / "killed.jsonl"
+    args = [
+        "arena", "connect4", "--player", "mcts:iterations=2000,engine=python",
+        "--player", "mcts:iterations=500,engine=python", "--games", "8", "--seed", "5",
+        "--out", str(out),
+    ]  # fmt: skip
+    command = [str(Path(sys.executable).parent / "mctslab"), *args]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        if out.exists() and out.read_text().count("\n") >= 3:  # the header and two games
+            break
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    _, before = read(out)
+    assert 2 <= len(before) < 8
+    code, output = arena(*args)
+    assert code == 0, output
+    _, after = read(out)
+    indices = [g["index"] for g in after]
+    assert sorted(indices) == list(range(8))
+    assert after[: len(before)] == before
+
+
+def test_ctrl_c_stops_a_pool_run_and_says_how_to_resume(tmp_path: Path) -> None:
+    out = tmp_path / "interrupted.jsonl"
+    args = [
+        "arena", "connect4", "--player", "mcts:iterations=2000,engine=python",
+        "--player", "mcts:iterations=500,engine=python", "--games", "40", "--seed", "5",
+        "--workers", "2", "--out", str(out),
+    ]  # fmt: skip
+    command = [str(Path(sys.executable).parent / "mctslab"), *args]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        if out.exists() and out.read_text().count("\n") >= 2:
+            break
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=30)
+    assert process.returncode == 130, output
+    assert "run the same command to resume" in " ".join(output.split())
+    _, games = read(out)
+    assert 1 <= len(games) < 40
+    assert len({g["index"] for g in games}) == len(games)
+
+
+def test_a_different_match_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "run.jsonl"
+    assert arena(*BASE, "--games", "2", "--out", str(out))[0] == 0
+    code, output = arena(
+        "arena", "tictactoe", "--player", "random", "--player", "random", "--games", "2",
+        "--out", str(out),
+    )  # fmt: skip
+    assert code == 2
+    assert "records a different match" in output and "players" in output
+    code, output = arena(*BASE[:-1], "2", "--games", "2", "--out", str(out))
+    assert code == 2 and "seed: the record has 1, the command 2" in output
+    # Without --seed the record's seed is used: a resume, not a new run.
+    assert arena(*BASE[:-2], "--games", "4", "--out", str(out))[0] == 0
+    assert len(read(out)[1]) == 4
+
+
+def test_the_default_record_is_found_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert arena(*BASE, "--games", "2")[0] == 0
+    assert arena(*BASE, "--games", "2")[0] == 0
+    records = list(tmp_path.glob("arena-tictactoe-*.jsonl"))
+    assert len(records) == 1 and len(read(records[0])[1]) == 2
+
+
+def test_process_pool_plays_the_same_games(tmp_path: Path) -> None:
+    # The compiled engine against the python one; each worker loads numba's cache.
+    local, pooled = tmp_path / "local.jsonl", tmp_path / "pooled.jsonl"
+    args = [
+        "arena", "tictactoe", "--player", "mcts:iterations=300", "--player", MCTS,
+        "--seed", "1", "--games", "4", "--openings", "random:1",
+    ]  # fmt: skip
+    assert arena(*args, "--out", str(local))[0] == 0
+    code, output = arena(*args, "--out", str(pooled), "--workers", "2")
+    assert code == 0, output
+    assert without_times(read(pooled)[1]) == without_times(read(local)[1])
+
+
+def test_sprt_stops_the_match_when_it_decides(tmp_path: Path) -> None:
+    out = tmp_path / "sprt.jsonl"
+    args = [*BASE, "--games", "200", "--sprt", "elo0=0,elo1=50", "--out", str(out)]
+    code, output = arena(*args)
+    assert code == 0, output
+    played = len(read(out)[1])
+    assert played < 200
+    assert "pass: H1 (elo 50) accepted" in output
+    assert arena(*args)[0] == 0
+    assert len(read(out)[1]) == played  # already decided: nothing more to play
+
+
+def test_openings_file_is_used_in_order(tmp_path: Path) -> None:
+    book = tmp_path / "book.txt"
+    book.write_text("# two openings\nB2 a1\n\n c3, a3  # a comment\n")
+    out = tmp_path / "run.jsonl"
+    code, output = arena(*BASE, "--games", "8", "--openings", str(book), "--out", str(out))
+    assert code == 0, output
+    by_pair = {g["pair"]: g["opening"] for g in read(out)[1]}
+    assert by_pair == {0: ["b2", "a1"], 1: ["c3", "a3"], 2: ["b2", "a1"], 3: ["c3", "a3"]}
+    book.write_text("b2 a1\nb2 b2\n")
+    code, output = arena(*BASE, "--games", "2", "--openings", str(book), "--out", str(out))
+    assert code == 2 and "book.txt:2: move 2: 'b2' is not legal" in output
+
+
+def test_gomoku_openings_may_use_gomocup_coordinates(tmp_path: Path) -> None:
+    book = tmp_path / "gomoku.txt"
+    book.write_text("7,7 8,8\nh8, i9\n")
+    openings = FileOpenings(book, make("gomoku"))
+    assert openings.lines == [("h8", "i7"), ("h8", "i9")]
+
+
+def test_random_openings_are_balanced_and_reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
+    start = make("tictactoe")
+    book = RandomOpenings(start, 3)
+    first = [book.opening(pair, seed=9) for pair in range(4)]
+    assert first == [RandomOpenings(start, 3).opening(pair, seed=9) for pair in range(4)]
+    assert first != [book.opening(pair, seed=10) for pair in range(4)]
+    for opening in first:
+        state = start.clone()
+        for move in opening:
+            state.play(move)
+        assert len(opening) == 3 and not state.is_terminal()
+    # No position is within 0 of an even game for a quick search: nothing is accepted.
+    monkeypatch.setattr(openings_module, "BALANCE_MARGIN", -1.0)
+    monkeypatch.setattr(openings_module, "MAX_ATTEMPTS", 3)
+    with pytest.raises(ValueError, match="No balanced opening of 3 random moves"):
+        RandomOpenings(start, 3).opening(0, seed=9)
+
+
+def test_sweep_plays_a_match_per_value(tmp_path: Path) -> None:
+    out = tmp_path / "sweep.jsonl"
+    args = [*BASE, "--games", "4", "--sweep", "iterations=20,400", "--out", str(out)]
+    code, output = arena(*args)
+    assert code == 0, output
+    header, games = read(out)
+    assert header["match"]["sweep"] == {"key": "iterations", "values": ["20", "400"]}
+    for point, iterations in enumerate((20, 400)):
+        point_games = [g for g in games if g["sweep"] == point]
+        assert sorted(g["index"] for g in point_games) == list(range(4))
+        spec = f"mcts:engine=python,iterations={iterations}"
+        assert all(p["spec"] == spec for g in point_games for p in g["players"] if p["id"] == "A")
+        assert all(g["sweep_value"] == str(iterations) for g in point_games)
+    assert "iterations" in output and "400" in output
+    code, output = arena(*BASE, "--sweep", "budget=1,2", "--games", "2")
+    assert code == 2 and "unknown option 'budget'" in output
+
+
+def test_plot_is_written(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    single, swept = tmp_path / "single.png", tmp_path / "sweep.png"
+    args = [*BASE, "--games", "4", "--out", str(tmp_path / "run.jsonl"), "--plot", str(single)]
+    assert arena(*args)[0] == 0
+    args = [*BASE, "--games", "2", "--sweep", "iterations=10,100", "--plot", str(swept)]
+    assert arena(*args, "--out", str(tmp_path / "sweep.jsonl"))[0] == 0
+    for path in (single, swept):
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_person_can_play_in_the_arena(tmp_path: Path) -> None:
+    out = tmp_path / "human.jsonl"
+    # The person tries every cell in turn; illegal ones are asked again.
+    moves = "\n".join(["nonsense", *(f"{c}{r}" for r in "321" for c in "abc")] * 5) + "\n"
+    args = ["arena", "tictactoe", "--player", "human", "--player", "random", "--games", "1"]
+    code, output = arena(*args, "--out", str(out), input=moves)
+    assert code == 0, output
+    assert "not a move" in output and len(read(out)[1]) == 1
+    code, output = arena(*args, "--games", "3", "--out", str(out), input="b2\nquit\n")
+    assert code == 130 and "Finished games: 1, in" in output
+    code, output = arena(*args, "--workers", "2", "--out", str(out))
+    assert code == 2 and "a human player needs this terminal" in output
+
+
+def test_an_external_engine_plays_through_its_protocol(tmp_path: Path) -> None:
+    # mctslab's own GTP server as the external engine, run as a subprocess per game.
+    program = Path(sys.executable).parent / "mctslab"
+    engine = f"engine:gtp={program} gtp tictactoe --iterations 300 --engine python --seed 1"
+    out = tmp_path / "gtp.jsonl"
+    args = ["arena", "tictactoe", "--player", engine, "--player", "random", "--games", "2"]
+    code, output = arena(*args, "--seed", "1", "--out", str(out))
+    assert code == 0, output
+    _, games = read(out)
+    assert len(games) == 2
+    engine_entries = [p for g in games for p in g["players"] if p["id"] == "A"]
+    assert all(p["spec"] == engine and p["seed"] is None for p in engine_entries)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["arena", "tictactoe", "--player", "random"], "give exactly two --player options"),
+        (["arena", "numbers", "--player", "random", "--player", "random"], "not a two-player game"),
+        ([*BASE, "--games", "0"], "--games must be at least 1"),
+        ([*BASE, "--workers", "0"], "--workers must be at least 1"),
+        ([*BASE, "--sprt", "elo1=5"], "--sprt needs elo0"),
+        ([*BASE, "--openings", "random:x"], "random:N needs a whole number"),
+        ([*BASE, "--openings", "/nonexistent/book"], "Cannot read the openings file"),
+        ([*BASE[:3], "naive", *BASE[4:]], "The naive player plays gomoku only"),
+        ([*BASE[:3], "mcts:c=-2", *BASE[4:]], "The 'c' parameter of SearchConfig"),
+    ],
+)
+def test_bad_arena_input_gets_a_clear_error(args: list[str], message: str) -> None:
+    code, output = arena(*args)
+    assert code == 2
+    assert message in output
+
+
+class _IllegalPlayer:
+    name = "illegal"
+
+    def start(self, state: Any) -> None: ...
+
+    def choose(self, state: Any) -> int:
+        return 99
+
+    def observe(self, move: int) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def test_an_illegal_move_loses_the_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = parse_player
+
+    class IllegalSpec:
+        text = "illegal"
+
+        def build(self, seed: int | None = None) -> _IllegalPlayer:
+            return _IllegalPlayer()
+
+    def fake(text: str) -> Any:
+        return IllegalSpec() if text == "illegal" else real(text)
+
+    monkeypatch.setattr("mctslab.arena.game.parse_player", fake)
+    task = GameTask("tictactoe", {}, ("illegal", "random"), (1, 2), 0, 0, ())
+    entry = play_game(task)
+    assert entry["winner"] == 1 and entry["score"] == 0.0
+    assert entry["reason"] == "illegal move 99 by A"
+
+
+def test_a_crashing_game_stops_the_run_and_names_the_game(tmp_path: Path) -> None:
+    task = GameTask("tictactoe", {"size": 3}, ("random", "random"), (1, 2), 7, 1, ())
+    entry = run_task(task)
+    assert entry["type"] == "error" and entry["index"] == 7
+    assert "Unknown parameter(s) 'size'" in entry["error"]
+    pool = ProcessPool(1)
+    with pytest.raises(GameFailed, match="Game 7 stopped on an error"):
+        list(pool.play(iter([task])))
+
+
+def test_ray_backend_plays_the_same_games(tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray")
+    from mctslab.arena.backends import RayCluster
+
+    match = Match(
+        "tictactoe",
+        {},
+        (parse_player(MCTS), parse_player("random")),
+        StartPosition(),
+        games=4,
+    )
+    with RunRecord.open(tmp_path / "local.jsonl", match.identity(), 3) as record:
+        run_match(match, record, InProcess())
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        with RunRecord.open(tmp_path / "ray.jsonl", match.identity(), 3) as record:
+            results = run_match(match, record, RayCluster("auto"))
+    finally:
+        ray.shutdown()
+    assert results[0].tally.games == 4
+    assert without_times(read(tmp_path / "ray.jsonl")[1]) == without_times(
+        read(tmp_path / "local.jsonl")[1]
+    )

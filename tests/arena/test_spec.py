@@ -1,0 +1,152 @@
+"""Player specs: parsing, canonical text, errors, and the players they build."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pytest
+
+from mctslab.arena import spec as spec_module
+from mctslab.arena.spec import parse_player
+from mctslab.core.config import Budget, SearchConfig
+from mctslab.games import make
+from mctslab.players.human import HumanPlayer
+from mctslab.players.mcts import MCTSPlayer
+
+
+def test_mcts_spec_reads_search_and_budget_options() -> None:
+    spec = parse_player(
+        "mcts:seconds=0.5,c=1.2,tree_policy=coinflip,reuse_tree=false,engine=python"
+    )
+    options = dict(spec.options)
+    assert options == {
+        "seconds": 0.5,
+        "c": 1.2,
+        "tree_policy": "coinflip",
+        "reuse_tree": False,
+        "engine": "python",
+    }
+    assert spec.text == "mcts:c=1.2,engine=python,reuse_tree=false,seconds=0.5,tree_policy=coinflip"
+    assert parse_player(spec.text) == spec
+    assert parse_player("MCTS: tree-policy=coinflip").options == (("tree_policy", "coinflip"),)
+
+
+def test_mcts_spec_builds_the_configured_player() -> None:
+    player = parse_player("mcts:iterations=300,engine=python,c=0.7,final_move=value").build(seed=5)
+    assert isinstance(player, MCTSPlayer)
+    assert player.budget == Budget(iterations=300)
+    assert player.engine.config == SearchConfig(c=0.7, final_move="value", seed=5)
+    default = parse_player("mcts:engine=python").build()
+    assert isinstance(default, MCTSPlayer) and default.budget == Budget().effective()
+
+
+def test_a_spec_seed_is_the_base_of_its_players_seeds() -> None:
+    spec = parse_player("mcts:seed=11,engine=python")
+    assert spec.base_seed == 11 and parse_player("random").base_seed is None
+    player = spec.build()
+    assert isinstance(player, MCTSPlayer)
+    assert player.engine.config.seed == 11
+
+
+def test_new_search_options_need_no_parser_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A SearchConfig with an option this module has never heard of.
+    @dataclass(frozen=True, kw_only=True)
+    class FutureConfig:
+        c: float = math.sqrt(2.0)
+        virtual_loss: float = 0.0
+        solver: bool = False
+        schedule: tuple[int, ...] = ()
+
+    monkeypatch.setattr(spec_module, "SearchConfig", FutureConfig)
+    spec = parse_player("mcts:virtual_loss=0.25,solver=yes")
+    assert dict(spec.options) == {"virtual_loss": 0.25, "solver": True}
+    with pytest.raises(
+        ValueError, match="The 'virtual_loss' option of the mcts player must be a float"
+    ):
+        parse_player("mcts:virtual_loss=lots")
+    with pytest.raises(ValueError, match="The 'schedule' option of the mcts player cannot be set"):
+        parse_player("mcts:schedule=1")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "must be a non-empty string"),
+        ("alphazero", "Unknown player kind 'alphazero'"),
+        ("mcts:speed=9", "unknown option 'speed'; mcts takes c, tree_policy"),
+        ("mcts:iterations", "'iterations' is not key=value"),
+        ("mcts:iterations=1,iterations=2", "gives 'iterations' twice"),
+        ("mcts:iterations=many", "The 'iterations' option of the mcts player must be an int"),
+        ("mcts:iterations=0", "The 'iterations' parameter of Budget must be an int >= 1"),
+        ("mcts:c=-1", "The 'c' parameter of SearchConfig must be a float >= 0"),
+        ("mcts:tree_policy=greedy", "must be one of 'uct', 'coinflip'"),
+        ("mcts:reuse_tree=maybe", "must be true or false"),
+        ("mcts:engine=gpu", "The 'engine' parameter of mcts must be one of"),
+        ("mcts:engine=python,workers=2", "The python engine searches on one thread"),
+        ("random:seed=3", "unknown option 'seed'; random takes none"),
+        ("naive:simulations=0", "The 'simulations' parameter of naive must be an int >= 1"),
+        ("openspiel:iterations=0", "The 'iterations' parameter of OpenSpiel MCTS"),
+        ("openspiel:solve=perhaps", "The 'solve' option of the openspiel player must be true"),
+        ("engine:telnet=./x", "write engine:PROTOCOL=COMMAND"),
+        ("engine:gomocup=", "write engine:PROTOCOL=COMMAND"),
+    ],
+)
+def test_bad_specs_get_a_clear_error(text: str, message: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        parse_player(text)
+    assert message in str(caught.value)
+
+
+def test_engine_spec_keeps_the_whole_command() -> None:
+    spec = parse_player("engine:gomocup=./pbrain-x --threads=2,fast")
+    assert spec.text == "engine:gomocup=./pbrain-x --threads=2,fast"
+    assert parse_player(spec.text) == spec
+    with pytest.raises(ValueError, match="speaks gomoku; the game is tictactoe"):
+        spec.check_game(make("tictactoe"))
+    spec.check_game(make("gomoku", size=9))
+
+
+def test_players_that_cannot_play_the_game_are_refused() -> None:
+    with pytest.raises(ValueError, match="plays gomoku only"):
+        parse_player("naive").check_game(make("tictactoe"))
+    with pytest.raises(ValueError, match="OpenSpiel has no game that plays like 'countdown'"):
+        parse_player("openspiel").check_game(make("countdown"))
+    parse_player("openspiel").check_game(make("connect4"))
+
+
+def test_with_option_sets_one_option_and_checks_it() -> None:
+    spec = parse_player("mcts:iterations=100,engine=python")
+    assert spec.with_option("iterations", "4000").text == "mcts:engine=python,iterations=4000"
+    assert spec.with_option("c", "0.5").text == "mcts:c=0.5,engine=python,iterations=100"
+    with pytest.raises(ValueError, match="unknown option 'budget'"):
+        spec.with_option("budget", "3")
+
+
+def test_random_players_with_one_seed_play_alike() -> None:
+    state = make("connect4")
+    first, second = parse_player("random").build(seed=4), parse_player("random").build(seed=4)
+    assert [first.choose(state) for _ in range(20)] == [second.choose(state) for _ in range(20)]
+
+
+def test_human_player_asks_until_a_legal_move() -> None:
+    answers = iter(["z9", "b2", "a1"])
+    shown: list[str] = []
+    player = HumanPlayer(read=lambda prompt: next(answers), write=shown.append)
+    state = make("tictactoe")
+    state.play("b2")
+    player.start(make("tictactoe"))
+    assert player.choose(state) == state.parse_move("a1")
+    assert any("not a move" in line for line in shown)
+    assert any("not legal" in line for line in shown)
+
+
+@pytest.mark.parametrize("answer", ["quit", EOFError])
+def test_human_player_quits_as_an_interrupt(answer: object) -> None:
+    def read(prompt: str) -> str:
+        if answer is EOFError:
+            raise EOFError
+        return str(answer)
+
+    with pytest.raises(KeyboardInterrupt):
+        HumanPlayer(read=read, write=lambda line: None).choose(make("tictactoe"))
