@@ -8,12 +8,16 @@ cd "$(dirname "$0")/.."
 extras=""
 if [[ "${1:-}" == "--dev" ]]; then
     extras="[dev]"
-    # graphviz's `dot` renders search trees to SVG/PNG (Debian package).
-    if ! command -v dot >/dev/null 2>&1; then
+    # graphviz's `dot` renders search trees to SVG/PNG; chromium runs the web board's
+    # browser test (Debian packages; playwright drives the system chromium, never its own).
+    missing=()
+    command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+    [[ -x /usr/bin/chromium ]] || missing+=(chromium)
+    if [[ ${#missing[@]} -gt 0 ]]; then
         if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
-            apt-get update -qq && apt-get install -y -qq graphviz >/dev/null
+            apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null
         else
-            echo "note: graphviz's 'dot' is not installed; tree SVG tests will be skipped" >&2
+            echo "note: ${missing[*]} not installed; the tests that need them will be skipped" >&2
         fi
     fi
 fi

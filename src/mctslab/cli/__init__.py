@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from mctslab.cli import analyze, countdown, numbers, play
+from mctslab.cli import analyze, arena, brain, countdown, gtp, nboard, numbers, play, serve
 
 app = typer.Typer(
     name="mctslab",
@@ -17,6 +17,11 @@ app.command()(play.play)
 app.command()(analyze.analyze)
 app.command()(numbers.numbers)
 app.command()(countdown.countdown)
+app.command()(brain.brain)
+app.command()(nboard.nboard)
+app.command()(gtp.gtp)
+app.command()(arena.arena)
+app.command()(serve.serve)
 
 
 def main() -> None:
