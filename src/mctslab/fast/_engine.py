@@ -1,0 +1,333 @@
+"""FastMCTS: the compiled engine, driving the compiled loop in short chunks.
+
+Between chunks (about :data:`CHUNK_SECONDS` each) control comes back to
+Python to check the clock, the stop event and Ctrl-C, and to report
+progress, so the search stays anytime while the loop itself never leaves
+machine code for thousands of iterations.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from time import perf_counter
+from types import TracebackType
+from typing import Self
+
+import numpy as np
+
+from mctslab._jit import new_rng
+from mctslab._validation import check_float, check_instance, check_int
+from mctslab.core.config import Budget, SearchConfig
+from mctslab.core.engine import Progress
+from mctslab.core.result import SearchResult
+from mctslab.fast._loop import (
+    COINFLIP,
+    FULL,
+    NODE_LIMIT,
+    REASON,
+    SIMULATE_WHEN_FULL,
+    STOP_WHEN_FULL,
+    UCT,
+    search_loop,
+    warm_up,
+)
+from mctslab.fast._pool import WorkerPool, split_budget
+from mctslab.fast._stats import RootStats, build_result
+from mctslab.fast._tree import BYTES_PER_NODE, MAX_ACTIONS, Tree
+from mctslab.games._base import State
+
+#: Target wall time of one call of the compiled loop.
+CHUNK_SECONDS = 0.05
+#: Iterations of the first chunk of a search, before the speed is known.
+FIRST_CHUNK = 64
+#: Tree size when the budget sets no memory limit: the arrays reserve this much
+#: address space (memory is only used as the tree grows); a tree that fills
+#: it keeps searching without adding nodes.
+DEFAULT_TREE_MB = 1024.0
+_MIB = 2**20
+_MAX_VISITS = int(np.iinfo(np.int32).max)
+_NO_LIMIT = int(np.iinfo(np.int64).max)
+_POLICIES = {"uct": UCT, "coinflip": COINFLIP}
+_DEFAULT_CONFIG = SearchConfig()
+
+#: ``report(tree, simulations)``: called between chunks, at most every progress interval.
+Report = Callable[[Tree, int], None]
+
+
+class FastMCTS:
+    """MCTS for the bundled games (any game with a compiled :class:`~mctslab.games.Kernel`).
+
+    - ``config``: the settings shared with the generic engine
+      (:class:`mctslab.core.MCTS`); both return the same :class:`SearchResult`.
+    - ``workers``: independent trees searched in separate processes and
+      merged at the root (root parallelisation); the processes start with the
+      first search and live until :meth:`close` (or the ``with`` block ends).
+      An iteration budget is split among them, so a seed and a worker count
+      give the same result every run.
+    - ``progress_interval``: seconds between calls of a search's ``progress``.
+
+    Budgets: ``memory_mb`` sizes the tree's arrays (MiB; never exceeded, the
+    search stops when a new node does not fit); ``max_nodes`` stops the
+    search at that many nodes. Without either the arrays reserve
+    :data:`DEFAULT_TREE_MB` and, once full, the search goes on without adding
+    nodes. Each worker gets an equal share of node and memory limits.
+    The first search compiles the loop if numba's cache lacks it (see
+    :func:`mctslab.fast.warm_up`).
+    """
+
+    name = "compiled"
+
+    def __init__(
+        self,
+        config: SearchConfig = _DEFAULT_CONFIG,
+        *,
+        workers: int = 1,
+        progress_interval: float = 0.1,
+    ) -> None:
+        self.config = check_instance(config, "config", "FastMCTS", SearchConfig, "a SearchConfig")
+        self.workers = check_int(workers, "workers", "FastMCTS", low=1)
+        self.progress_interval = check_float(
+            progress_interval, "progress_interval", "FastMCTS", low=0.0, low_inclusive=True
+        )
+        self._rng = new_rng(config.seed)
+        self._tree: Tree | None = None
+        self._root = 0
+        self._root_state: State | None = None
+        self._pool: WorkerPool | None = None
+
+    # -- the Engine protocol ----------------------------------------------------
+    def search(
+        self,
+        state: State,
+        budget: Budget | None = None,
+        *,
+        progress: Progress | None = None,
+        stop: threading.Event | None = None,
+    ) -> SearchResult:
+        """Search from ``state`` (left untouched) and return the best move with its statistics."""
+        budget = Budget() if budget is None else budget
+        budget = check_instance(budget, "budget", "FastMCTS.search", Budget, "a Budget")
+        budget = budget.effective()
+        check_searchable(state)
+        share = split_budget(budget, self.workers)[0]
+        assert share is not None  # the first worker always gets iterations
+        tree_size(share)
+        warm_up()  # before workers start, so that they load the code rather than compile it
+        if self.workers > 1:
+            if self._pool is None or not self._pool.alive:
+                self._pool = WorkerPool(self.config, self.workers, self.progress_interval)
+            return self._pool.search(state, budget, progress=progress, stop=stop)
+        start = perf_counter()
+        report: Report | None = None
+        if progress is not None:
+
+            def report(tree: Tree, simulations: int) -> None:
+                stats = RootStats.of_tree(
+                    tree, simulations, "running", self.config.final_move, lines=1
+                )
+                progress(self._result(state, stats, perf_counter() - start))
+
+        stats = self._search_own_tree(
+            state, budget, lambda: stop is not None and stop.is_set(), report, lines=1
+        )
+        return self._result(state, stats, perf_counter() - start)
+
+    def advance(self, move: int) -> None:
+        """Re-root the kept tree at ``move`` (keeping its subtree); no-op without a kept tree."""
+        if self._pool is not None:
+            self._pool.advance(move)
+            return
+        tree, root_state = self._tree, self._root_state
+        if tree is None or root_state is None:
+            return
+        child = tree.child(self._root, move)
+        if child is None:
+            if move not in root_state.legal_moves():
+                raise ValueError(
+                    f"Move {move!r} is not legal in the engine's root position; legal moves: "
+                    f"{root_state.legal_moves()}.\n{root_state}"
+                )
+            self._tree = None
+        else:
+            self._root = child
+        root_state.apply(move)
+
+    def reset(self) -> None:
+        """Forget the kept tree (and each worker's); the random stream goes on."""
+        self._tree = self._root_state = None
+        self._root = 0
+        if self._pool is not None:
+            self._pool.reset()
+
+    # -- resources --------------------------------------------------------------
+    def close(self) -> None:
+        """Stop the worker processes, if any (a later search starts new ones)."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- one tree -----------------------------------------------------------------
+    def _search_own_tree(
+        self,
+        state: State,
+        budget: Budget,
+        stopped: Callable[[], bool],
+        report: Report | None,
+        *,
+        lines: int,
+    ) -> RootStats:
+        """Search this engine's own tree (a worker's, with workers) from ``state``.
+
+        Runs until a limit of ``budget`` (effective: some limit set) is reached
+        or ``stopped()`` says so; Ctrl-C between chunks counts as stopped.
+        ``report`` is called every progress interval. The statistics carry the
+        lines below the ``lines`` best root moves.
+        """
+        warm_up()
+        start = perf_counter()
+        capacity, when_full, full_reason = tree_size(budget)
+        tree = self._tree_for(state, capacity)
+        kernel = state.kernel
+        spec = state.spec
+        root = state.data.copy()
+        node_limit = _NO_LIMIT if budget.max_nodes is None else budget.max_nodes
+        iterations = _NO_LIMIT if budget.iterations is None else budget.iterations
+        deadline = math.inf if budget.seconds is None else start + budget.seconds
+        scale = 1.0 / (spec.max_return - spec.min_return)
+        first_visits = int(tree.visits[0])
+        next_report = start + self.progress_interval
+        chunk = FIRST_CHUNK
+        stopped_by = None
+        try:
+            while stopped_by is None:
+                simulations = int(tree.visits[0]) - first_visits
+                chunk = min(chunk, iterations - simulations, _MAX_VISITS - int(tree.visits[0]))
+                began = perf_counter()
+                search_loop(
+                    kernel.legal_moves,
+                    kernel.apply,
+                    kernel.is_terminal,
+                    kernel.returns,
+                    kernel.current_player,
+                    kernel.rollout,
+                    *tree.arrays,
+                    tree.counters,
+                    root,
+                    self._rng,
+                    chunk,
+                    node_limit,
+                    when_full,
+                    _POLICIES[self.config.tree_policy],
+                    self.config.c,
+                    spec.min_return,
+                    scale,
+                    spec.num_players,
+                    spec.num_actions,
+                    spec.max_game_length,
+                )
+                now = perf_counter()
+                done = int(tree.visits[0]) - first_visits - simulations
+                simulations += done
+                stopped_by = _stop_reason(tree, simulations, iterations, now, deadline, full_reason)
+                if stopped_by is None and stopped():
+                    stopped_by = "stopped"
+                if stopped_by is None and report is not None and now >= next_report:
+                    report(tree, simulations)
+                    next_report = perf_counter() + self.progress_interval
+                # The next chunk: about CHUNK_SECONDS at this chunk's speed, ending by the deadline.
+                speed = done / max(now - began, 1e-9)
+                chunk = max(1, int(speed * min(CHUNK_SECONDS, deadline - perf_counter())))
+        except KeyboardInterrupt:
+            if tree.num_children[0] == 0:
+                raise
+            stopped_by = "stopped"
+        if self.config.reuse_tree:
+            self._tree, self._root, self._root_state = tree, 0, state.clone()
+        else:
+            self.reset()
+        simulations = int(tree.visits[0]) - first_visits
+        return RootStats.of_tree(tree, simulations, stopped_by, self.config.final_move, lines)
+
+    def _tree_for(self, state: State, capacity: int) -> Tree:
+        """The kept subtree when ``state`` equals its root and it fits, else a fresh tree."""
+        tree = self._tree
+        if tree is None or self._root_state is None or state != self._root_state:
+            return Tree(capacity)
+        if self._root == 0 and tree.capacity == capacity:
+            return tree
+        return tree.subtree(self._root, capacity) or Tree(capacity)
+
+    def _result(self, state: State, stats: RootStats, seconds: float) -> SearchResult:
+        return build_result(state, stats, self.config.final_move, seconds, self.name)
+
+
+def check_searchable(state: State) -> None:
+    """Raise ValueError for a position the compiled engine cannot search (as the generic one)."""
+    check_instance(state, "state", "FastMCTS.search", State, "a State with a compiled kernel")
+    if state.is_terminal():
+        raise ValueError(f"Cannot search a finished game: the position has no moves.\n{state}")
+    spec = state.spec
+    if not spec.max_return > spec.min_return:
+        raise ValueError(
+            f"The spec of {spec.name!r} must have max_return > min_return to scale returns "
+            f"to [0, 1]; got min_return={spec.min_return!r}, max_return={spec.max_return!r}."
+        )
+    if spec.num_actions > MAX_ACTIONS:
+        raise ValueError(
+            f"The compiled engine stores moves as int16; {spec.name!r} has "
+            f"{spec.num_actions} move ids (at most {MAX_ACTIONS})."
+        )
+
+
+def tree_size(budget: Budget) -> tuple[int, int, str | None]:
+    """Slots, what to do when they run out, and the stop reason then (None: go on).
+
+    Raises ValueError when the memory budget cannot hold the root and one child.
+    """
+    if budget.memory_mb is None:
+        return int(DEFAULT_TREE_MB * _MIB) // BYTES_PER_NODE, SIMULATE_WHEN_FULL, None
+    capacity = int(budget.memory_mb * _MIB) // BYTES_PER_NODE
+    if capacity < 2:
+        raise ValueError(
+            f"The 'memory_mb' budget of {budget.memory_mb:g} MiB per tree cannot hold the root "
+            f"and one child ({2 * BYTES_PER_NODE} bytes)."
+        )
+    return capacity, STOP_WHEN_FULL, "memory"
+
+
+def _stop_reason(
+    tree: Tree,
+    simulations: int,
+    iterations: int,
+    now: float,
+    deadline: float,
+    full_reason: str | None,
+) -> str | None:
+    """The budget limit a chunk ended on, by its SearchResult.stopped_by name, or None.
+
+    A root whose visit count reaches the int32 maximum ends the search as an
+    iteration limit would.
+    """
+    reason = int(tree.counters[REASON])
+    if reason == NODE_LIMIT:
+        return "nodes"
+    if reason == FULL:
+        return full_reason
+    if simulations >= iterations or tree.visits[0] >= _MAX_VISITS:
+        return "iterations"
+    if now >= deadline:
+        return "seconds"
+    return None

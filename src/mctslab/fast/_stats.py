@@ -1,0 +1,138 @@
+"""Root statistics of one or several trees, and the SearchResult built from them.
+
+Root parallel search (Chaslot, Winands & van den Herik, "Parallel Monte-Carlo
+Tree Search", 2008) sums visits and value sums per root move over the
+workers' independent trees; a single tree is the one-worker case.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from mctslab.core.config import FinalMove
+from mctslab.core.result import MoveStats, SearchResult
+from mctslab.fast._tree import Tree
+from mctslab.games._base import State
+
+#: Root moves whose lines below a worker sends with each report: the merged
+#: best move is almost always among a worker's first few (when it is not, the
+#: principal variation is that move alone).
+LINES_PER_WORKER = 8
+
+
+@dataclass(frozen=True)
+class RootStats:
+    """What a search knows at the root: per move (in tried order) visits and value sums.
+
+    ``lines`` maps some root moves to the principal variation below them.
+    """
+
+    moves: np.ndarray
+    visits: np.ndarray
+    value_sums: np.ndarray
+    lines: dict[int, tuple[int, ...]]
+    nodes: int
+    simulations: int
+    stopped_by: str
+
+    @classmethod
+    def of_tree(
+        cls, tree: Tree, simulations: int, stopped_by: str, final_move: FinalMove, lines: int
+    ) -> RootStats:
+        """The root statistics of ``tree`` with the lines below its ``lines`` best moves."""
+        slots = tree.children(0)
+        stats = cls(
+            moves=tree.move[slots.start : slots.stop].astype(np.int64),
+            visits=tree.visits[slots.start : slots.stop].astype(np.int64),
+            value_sums=tree.values[slots.start : slots.stop].copy(),
+            lines={},
+            nodes=tree.nodes,
+            simulations=simulations,
+            stopped_by=stopped_by,
+        )
+        for index in stats.ranking(final_move)[:lines]:
+            stats.lines[int(stats.moves[index])] = tree.line(slots.start + int(index))
+        return stats
+
+    def ranking(self, final_move: FinalMove) -> np.ndarray:
+        """Indices of the moves, best first by ``final_move``; ties keep the tried order.
+
+        "visits": most visits, then higher mean (the robust child); "value":
+        higher mean, then more visits. This is the generic engine's order.
+        """
+        means = self.value_sums / self.visits
+        if final_move == "visits":
+            return np.lexsort((-means, -self.visits))
+        return np.lexsort((-self.visits, -means))
+
+
+def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) -> RootStats:
+    """Sum the root statistics of independent trees (moves in id order); worker order is kept.
+
+    The line below a move comes from the tree that visited the move most and
+    sent a line for it. ``stopped_by`` None takes the reason most trees gave.
+    """
+    visits = np.zeros(num_actions, dtype=np.int64)
+    value_sums = np.zeros(num_actions, dtype=np.float64)
+    lines: dict[int, tuple[int, ...]] = {}
+    line_visits: dict[int, int] = {}
+    for part in parts:
+        np.add.at(visits, part.moves, part.visits)
+        np.add.at(value_sums, part.moves, part.value_sums)
+        for move, line in part.lines.items():
+            count = int(part.visits[part.moves == move][0])
+            if count > line_visits.get(move, 0):
+                lines[move], line_visits[move] = line, count
+    moves = np.flatnonzero(visits)
+    if stopped_by is None:
+        stopped_by = Counter(part.stopped_by for part in parts).most_common(1)[0][0]
+    return RootStats(
+        moves=moves,
+        visits=visits[moves],
+        value_sums=value_sums[moves],
+        lines=lines,
+        nodes=sum(part.nodes for part in parts),
+        simulations=sum(part.simulations for part in parts),
+        stopped_by=stopped_by,
+    )
+
+
+def build_result(
+    state: State, stats: RootStats, final_move: FinalMove, seconds: float, engine: str
+) -> SearchResult:
+    """The SearchResult of ``stats`` for the root position ``state`` (as the generic engine's)."""
+    means = stats.value_sums / stats.visits
+    ranked = stats.ranking("visits")
+    best = int(stats.ranking(final_move)[0])
+    best_move = int(stats.moves[best])
+    pv = (best_move, *stats.lines.get(best_move, ()))
+    pv_state = state.clone()
+    pv_notation = []
+    for move in pv:
+        pv_notation.append(pv_state.move_to_str(move))
+        pv_state.apply(move)
+    return SearchResult(
+        best_move=best_move,
+        best_notation=pv_notation[0],
+        moves=tuple(
+            MoveStats(
+                int(stats.moves[i]),
+                state.move_to_str(int(stats.moves[i])),
+                int(stats.visits[i]),
+                float(means[i]),
+            )
+            for i in ranked
+        ),
+        pv=pv,
+        pv_notation=tuple(pv_notation),
+        value=float(means[best]),
+        simulations=stats.simulations,
+        nodes=stats.nodes,
+        seconds=seconds,
+        stopped_by=stats.stopped_by,
+        engine=engine,
+    )

@@ -1,0 +1,109 @@
+"""Budgets, stopping and progress reports of the compiled engine."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from mctslab import SearchResult
+from mctslab.core import DEFAULT_ITERATIONS, Budget, SearchConfig
+from mctslab.fast import BYTES_PER_NODE, FastMCTS
+from tests.core.tictactoe_minimax import position
+
+
+def engine(**kwargs: object) -> FastMCTS:
+    return FastMCTS(SearchConfig(seed=0), **kwargs)  # type: ignore[arg-type]
+
+
+def test_iterations() -> None:
+    result = engine().search(position(""), Budget(iterations=123))
+    assert (result.stopped_by, result.simulations) == ("iterations", 123)
+
+
+@pytest.mark.parametrize("budget", [None, Budget()])
+def test_no_limit_means_the_default_iterations(budget: Budget | None) -> None:
+    result = engine().search(position(""), budget)
+    assert (result.stopped_by, result.simulations) == ("iterations", DEFAULT_ITERATIONS)
+
+
+def test_max_nodes() -> None:
+    result = engine().search(position(""), Budget(max_nodes=400))
+    assert (result.stopped_by, result.nodes) == ("nodes", 400)
+
+
+def test_memory_sizes_the_arrays_and_stops_the_search_when_full() -> None:
+    mcts = engine()
+    result = mcts.search(position(""), Budget(memory_mb=0.02))
+    assert result.stopped_by == "memory"
+    assert mcts._tree is not None
+    assert mcts._tree.nbytes <= 0.02 * 2**20 < mcts._tree.nbytes + BYTES_PER_NODE
+    # Every slot is a node but for the padding of child blocks and freed blocks.
+    assert result.nodes > 0.8 * mcts._tree.capacity
+
+
+def test_a_memory_budget_too_small_for_one_child_is_refused() -> None:
+    with pytest.raises(ValueError, match="cannot hold the root and one child"):
+        engine().search(position(""), Budget(memory_mb=1e-6))
+
+
+@pytest.mark.parametrize(
+    ("budget", "reason"),
+    [
+        (Budget(iterations=50, seconds=60.0, max_nodes=10**6), "iterations"),
+        (Budget(iterations=10**9, seconds=0.05), "seconds"),
+        (Budget(iterations=10**6, max_nodes=30), "nodes"),
+        (Budget(max_nodes=10**6, memory_mb=0.02), "memory"),
+        (Budget(max_nodes=20, memory_mb=0.02), "nodes"),
+    ],
+)
+def test_first_limit_reached_wins(budget: Budget, reason: str) -> None:
+    assert engine().search(position(""), budget).stopped_by == reason
+
+
+def test_without_a_memory_budget_a_full_tree_keeps_searching() -> None:
+    # Shrink the default reservation so that it fills at once.
+    mcts = engine()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("mctslab.fast._engine.DEFAULT_TREE_MB", 0.002)
+        result = mcts.search(position(""), Budget(iterations=5000))
+    assert (result.stopped_by, result.simulations) == ("iterations", 5000)
+    assert mcts._tree is not None and mcts._tree.nbytes <= 0.002 * 2**20
+    assert sum(m.visits for m in result.moves) == 5000
+
+
+def test_stop_event() -> None:
+    stop = threading.Event()
+    stop.set()
+    result = engine().search(position(""), Budget(seconds=60.0), stop=stop)
+    # A search always runs one chunk, so a root child exists to answer with.
+    assert result.stopped_by == "stopped" and result.simulations > 0
+
+
+def test_progress_reports_interim_results_and_can_stop_the_search() -> None:
+    stop = threading.Event()
+    reports: list[SearchResult] = []
+
+    def progress(interim: SearchResult) -> None:
+        reports.append(interim)
+        if len(reports) == 3:
+            stop.set()
+
+    mcts = engine(progress_interval=0.0)
+    result = mcts.search(position(""), Budget(seconds=60.0), progress=progress, stop=stop)
+    assert len(reports) == 3 and result.stopped_by == "stopped"
+    assert all(r.stopped_by == "running" for r in reports)
+    counts = [r.simulations for r in reports] + [result.simulations]
+    assert counts == sorted(counts) and counts[0] > 0
+
+
+def test_ctrl_c_between_chunks_returns_the_best_move_so_far() -> None:
+    def interrupt(interim: SearchResult) -> None:
+        raise KeyboardInterrupt
+
+    mcts = engine(progress_interval=0.0)
+    result = mcts.search(position(""), Budget(seconds=60.0), progress=interrupt)
+    assert result.stopped_by == "stopped" and result.simulations > 0
+    # The tree is whole (chunks are never cut short): the next search continues it.
+    again = mcts.search(position(""), Budget(iterations=10))
+    assert sum(m.visits for m in again.moves) == result.simulations + 10

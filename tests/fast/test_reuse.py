@@ -1,0 +1,87 @@
+"""Keeping the tree between searches: advance() re-roots it, search() continues it."""
+
+from __future__ import annotations
+
+import pytest
+
+from mctslab import make
+from mctslab.core import Budget, SearchConfig
+from mctslab.fast import FastMCTS
+from tests.core.tictactoe_minimax import position
+
+
+def test_advance_keeps_the_subtree_and_search_continues_it() -> None:
+    mcts = FastMCTS(SearchConfig(seed=0))
+    state = position("")
+    first = mcts.search(state, Budget(iterations=2000))
+    kept = {m.move: m.visits for m in first.moves}[first.best_move]
+    mcts.advance(first.best_move)
+    state.apply(first.best_move)
+    second = mcts.search(state, Budget(iterations=300))
+    # The kept root's first visit was its own expansion; every other visit, old
+    # or new, went through one of its children.
+    assert sum(m.visits for m in second.moves) == kept - 1 + 300
+    assert second.simulations == 300
+
+
+@pytest.mark.parametrize("memory_mb", [None, 0.5])
+def test_two_advances_follow_both_moves(memory_mb: float | None) -> None:
+    # A memory budget unlike the first search's moves the kept subtree into
+    # arrays of the new size.
+    mcts = FastMCTS(SearchConfig(seed=0))
+    state = make("connect4")
+    result = mcts.search(state, Budget(iterations=20_000))
+    tree = mcts._tree
+    assert tree is not None
+    child = tree.child(0, result.pv[0])
+    assert child is not None
+    grandchild = tree.child(child, result.pv[1])
+    assert grandchild is not None
+    kept = int(tree.visits[grandchild])
+    for move in result.pv[:2]:
+        mcts.advance(move)
+        state.apply(move)
+    again = mcts.search(state, Budget(iterations=10, memory_mb=memory_mb))
+    assert sum(m.visits for m in again.moves) == kept - 1 + 10
+
+
+def test_advance_to_an_unexpanded_move_starts_from_a_bare_root() -> None:
+    mcts = FastMCTS(SearchConfig(seed=0))
+    state = position("")
+    first = mcts.search(state, Budget(iterations=3))
+    unexpanded = next(m for m in state.legal_moves() if m not in {s.move for s in first.moves})
+    mcts.advance(unexpanded)
+    state.apply(unexpanded)
+    result = mcts.search(state, Budget(iterations=50))
+    assert sum(m.visits for m in result.moves) == 50
+
+
+def test_another_position_starts_a_fresh_tree() -> None:
+    mcts = FastMCTS(SearchConfig(seed=0))
+    mcts.search(position(""), Budget(iterations=500))
+    result = mcts.search(position("b2"), Budget(iterations=100))
+    assert sum(m.visits for m in result.moves) == 100
+
+
+def test_same_position_continues_and_reset_forgets() -> None:
+    mcts = FastMCTS(SearchConfig(seed=0))
+    mcts.search(position(""), Budget(iterations=500))
+    assert sum(m.visits for m in mcts.search(position(""), Budget(iterations=100)).moves) == 600
+    mcts.reset()
+    assert sum(m.visits for m in mcts.search(position(""), Budget(iterations=100)).moves) == 100
+
+
+def test_without_reuse_every_search_is_fresh() -> None:
+    mcts = FastMCTS(SearchConfig(seed=0, reuse_tree=False))
+    state = position("")
+    first = mcts.search(state, Budget(iterations=500))
+    mcts.advance(first.best_move)  # nothing kept: a no-op
+    assert sum(m.visits for m in mcts.search(state, Budget(iterations=100)).moves) == 100
+
+
+def test_advancing_by_an_illegal_move_is_refused() -> None:
+    mcts = FastMCTS(SearchConfig(seed=0))
+    state = position("b2")
+    mcts.search(state, Budget(iterations=50))
+    with pytest.raises(ValueError, match="Move 4 is not legal in the engine's root position"):
+        mcts.advance(4)

@@ -1,0 +1,120 @@
+"""Root-parallel search in worker processes: merged statistics, determinism, lifetime."""
+
+from __future__ import annotations
+
+import dataclasses
+import signal
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from mctslab import SearchResult, make
+from mctslab.core import Budget, SearchConfig
+from mctslab.fast import FastMCTS
+from mctslab.fast._pool import split_budget, worker_seed
+from tests.core.tictactoe_minimax import best_moves, position
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[FastMCTS]:
+    """One two-worker engine for the module: starting processes takes about a second."""
+    with FastMCTS(SearchConfig(seed=7), workers=2, progress_interval=0.0) as engine:
+        yield engine
+
+
+def test_budget_shares() -> None:
+    shares = split_budget(Budget(iterations=7, seconds=1.0, max_nodes=100, memory_mb=3.0), 2)
+    assert shares == [
+        Budget(iterations=4, seconds=1.0, max_nodes=50, memory_mb=1.5),
+        Budget(iterations=3, seconds=1.0, max_nodes=50, memory_mb=1.5),
+    ]
+    assert split_budget(Budget(iterations=1), 3)[1:] == [None, None]
+    assert worker_seed(7, 0) != worker_seed(7, 1) == worker_seed(7, 1)
+    assert worker_seed(None, 0) is None
+
+
+def test_merged_visits_add_up_and_reuse_goes_on(pool: FastMCTS) -> None:
+    pool.reset()
+    state = position("")
+    first = pool.search(state, Budget(iterations=10_001))
+    assert first.simulations == sum(m.visits for m in first.moves) == 10_001
+    assert first.stopped_by == "iterations" and first.engine == "compiled"
+    assert first.pv[0] == first.best_move and len(first.pv) > 1
+    kept = {m.move: m.visits for m in first.moves}[first.best_move]
+    pool.advance(first.best_move)
+    state.apply(first.best_move)
+    second = pool.search(state, Budget(iterations=1000))
+    # Both workers expanded the move, so each kept root has one visit of its own.
+    assert sum(m.visits for m in second.moves) == kept - 2 + 1000
+
+
+def test_forced_move_found(pool: FastMCTS) -> None:
+    pool.reset()
+    result = pool.search(position("a1 b2 b1"), Budget(iterations=4000))
+    assert result.best_notation in best_moves(position("a1 b2 b1"))
+
+
+def test_same_seed_and_worker_count_same_result_and_close_ends_the_processes() -> None:
+    def run(engine: FastMCTS) -> SearchResult:
+        result = engine.search(position("a1"), Budget(iterations=6000))
+        return dataclasses.replace(result, seconds=0.0)
+
+    engine = FastMCTS(SearchConfig(seed=7), workers=2)
+    first = run(engine)
+    assert engine._pool is not None
+    processes = engine._pool._processes
+    engine.close()
+    assert all(not process.is_alive() for process in processes)
+    # A later search starts new workers, seeded afresh: the same result again.
+    assert run(engine) == first
+    engine.close()
+    # One worker with the same seed searches another tree.
+    assert run(FastMCTS(SearchConfig(seed=7))) != first
+
+
+def test_stop_and_progress(pool: FastMCTS) -> None:
+    stop = threading.Event()
+    reports: list[SearchResult] = []
+
+    def progress(interim: SearchResult) -> None:
+        reports.append(interim)
+        stop.set()
+
+    pool.reset()
+    result = pool.search(make("gomoku", size=9), Budget(seconds=60.0), progress=progress, stop=stop)
+    assert result.stopped_by == "stopped" and result.simulations > 0
+    assert reports and all(r.stopped_by == "running" for r in reports)
+
+
+def test_ctrl_c_stops_the_workers_and_returns_the_best_move_so_far(pool: FastMCTS) -> None:
+    handler = signal.getsignal(signal.SIGINT)
+    pool.reset()
+    result = pool.search(
+        make("gomoku", size=9),
+        Budget(seconds=60.0),
+        progress=lambda interim: signal.raise_signal(signal.SIGINT),
+    )
+    assert result.stopped_by == "stopped" and result.simulations > 0
+    assert signal.getsignal(signal.SIGINT) is handler
+    assert pool.search(position(""), Budget(iterations=100)).simulations == 100
+
+
+def test_errors_come_back_and_the_pool_keeps_working(pool: FastMCTS) -> None:
+    pool.reset()
+    state = position("b2")
+    pool.search(state, Budget(iterations=100))
+    with pytest.raises(ValueError, match="not legal in the engine's root position"):
+        pool.advance(4)
+    assert pool.search(state, Budget(iterations=100)).simulations == 100
+
+
+def test_a_failing_progress_callback_closes_the_pool(pool: FastMCTS) -> None:
+    def progress(interim: SearchResult) -> None:
+        raise RuntimeError("callback failed")
+
+    with pytest.raises(RuntimeError, match="callback failed"):
+        pool.search(position(""), Budget(seconds=60.0), progress=progress)
+    assert pool._pool is not None and not pool._pool.alive
+    # The next search starts new workers.
+    assert pool.search(position(""), Budget(iterations=100)).simulations == 100
