@@ -116,16 +116,19 @@ def test_numbers_levels_and_budgets() -> None:
     assert data["final"]["moves"] == data["levels"][-1]["best"]["moves"]
 
 
-def test_numbers_prints_children_and_best(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_numbers_prints_children_and_best(tmp_path: Path, engine: str) -> None:
     tree = tmp_path / "tree.svg"
     code, output = run(
-        "numbers", "--num-sims", "100", "--levels", "2", "--engine", "python", "--seed", "1",
+        "numbers", "--num-sims", "100", "--levels", "2", "--engine", engine, "--seed", "1",
         "--tree", str(tree),
     )  # fmt: skip
     assert code == 0, output
     assert "level 0: 4 children" in output and "Best child:" in output
     dot = tmp_path / "tree.dot"
     assert dot.exists() and "digraph" in dot.read_text()
+    # The root and its four children, each labelled with its visits.
+    assert dot.read_text().count("visits") >= 5
     if shutil.which("dot"):
         assert tree.exists() and "<svg" in tree.read_text()
 

@@ -22,6 +22,7 @@ from mctslab._validation import check_float, check_instance, check_int
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.core.engine import Progress
 from mctslab.core.result import SearchResult
+from mctslab.core.tree_view import TreeView, build_tree_view
 from mctslab.fast._loop import (
     COINFLIP,
     FULL,
@@ -133,6 +134,26 @@ class FastMCTS:
             state, budget, lambda: stop is not None and stop.is_set(), report, lines=1
         )
         return self._result(state, stats, perf_counter() - start)
+
+    def tree_view(self, state: State, *, max_depth: int = 3, top_k: int = 5) -> TreeView:
+        """A snapshot of the kept tree searched from ``state``, for drawing."""
+        tree, root_state = self._tree, self._root_state
+        if self._pool is not None:
+            raise ValueError("The tree lives in the worker processes; draw it with workers=1.")
+        if tree is None or root_state is None or state != root_state:
+            raise ValueError("There is no search tree for this position; search it first.")
+
+        def stats(node: int) -> tuple[int, int, float]:
+            visits = int(tree.visits[node])
+            return (
+                int(tree.move[node]),
+                visits,
+                float(tree.values[node]) / visits if visits else 0.0,
+            )
+
+        return build_tree_view(
+            self._root, root_state, tree.children, stats, max_depth=max_depth, top_k=top_k
+        )
 
     def advance(self, move: int) -> None:
         """Re-root the kept tree at ``move`` (keeping its subtree); no-op without a kept tree."""
