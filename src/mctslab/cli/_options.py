@@ -77,9 +77,13 @@ def play_moves(state: State, moves: str | None, played: list[int] | None = None)
     return state
 
 
-def budget(iterations: int | None, seconds: float | None) -> Budget:
+def budget(
+    iterations: int | None, seconds: float | None, *, default: Budget | None = None
+) -> Budget:
+    """The search budget asked for; ``default`` (else 10,000 iterations) when none is given."""
     try:
-        return Budget(iterations=iterations, seconds=seconds).effective()
+        asked = Budget(iterations=iterations, seconds=seconds)
+        return default if asked.is_unbounded and default is not None else asked.effective()
     except ValueError as error:
         fail(str(error))
 

@@ -14,9 +14,13 @@ from rich.text import Text
 from mctslab.cli import _options as opt
 from mctslab.cli import _records
 from mctslab.cli._thinking import Thinking
+from mctslab.core.config import Budget
 from mctslab.games import State
 from mctslab.players.mcts import MCTSPlayer
 from mctslab.records import result_tag
+
+#: One second a move: the budget of the strength goals, and quick enough to play against.
+DEFAULT_BUDGET = Budget(seconds=1.0)
 
 HELP = (
     "Type a move ({notation}), or a command: "
@@ -48,8 +52,10 @@ def play(
             help="Write the game's record here when it ends or is stopped.", dir_okay=False
         ),
     ] = None,
-    iterations: opt.Iterations = None,
-    seconds: opt.Seconds = None,
+    iterations: Annotated[int | None, typer.Option(help="Simulations per AI move.")] = None,
+    seconds: Annotated[
+        float | None, typer.Option(help="Thinking time per AI move (default 1 s).")
+    ] = None,
     engine: opt.Engine = "compiled",
     workers: opt.Workers = 1,
     seed: opt.Seed = None,
@@ -70,7 +76,10 @@ def play(
         opt.console.print("No terminal to read moves from: the AI plays both sides.")
         ai_vs_ai = True
     ai = opt.mcts_player(
-        engine, opt.search_config(seed, c), opt.budget(iterations, seconds), workers
+        engine,
+        opt.search_config(seed, c),
+        opt.budget(iterations, seconds, default=DEFAULT_BUDGET),
+        workers,
     )
     human = None if ai_vs_ai else (1 if ai_first else 0)
     session = _Game(state, ai, human)
