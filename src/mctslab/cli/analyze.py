@@ -61,18 +61,17 @@ def analyze(
     if as_json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
-        opt.console.print(_table(result, state.spec.player_names[state.current_player], top))
+        _print_report(result, state.spec.player_names[state.current_player], top)
 
 
-def _table(result: SearchResult, to_move: str, top: int) -> Table:
-    table = Table(
-        title=(
-            f"{to_move} to move: best {result.best_notation}, value {result.value:.1%}  "
-            f"({result.simulations:,} simulations in {result.seconds:.2f} s, "
-            f"{result.sims_per_second:,.0f}/s, {result.engine} engine)"
-        ),
-        caption="principal variation: " + " ".join(result.pv_notation),
+def _print_report(result: SearchResult, to_move: str, top: int) -> None:
+    opt.console.print(
+        f"{to_move} to move: best {result.best_notation}, value {result.value:.1%} "
+        f"({result.simulations:,} simulations in {result.seconds:.2f} s, "
+        f"{result.sims_per_second:,.0f}/s, {result.engine} engine)"
     )
+    opt.console.print("principal variation: " + " ".join(result.pv_notation))
+    table = Table()
     table.add_column("move")
     table.add_column("visits", justify="right")
     table.add_column("share", justify="right")
@@ -82,4 +81,4 @@ def _table(result: SearchResult, to_move: str, top: int) -> Table:
         table.add_row(
             stats.notation, f"{stats.visits:,}", f"{stats.visits / total:.1%}", f"{stats.value:.1%}"
         )
-    return table
+    opt.console.print(table)
