@@ -33,6 +33,8 @@ RETURNS_SIG = types.void(STATE, RETURNS)
 CURRENT_PLAYER_SIG = types.int64(STATE)
 #: ``rollout(state, rng)``: plays uniformly random legal moves to the end, in place.
 ROLLOUT_SIG = types.void(STATE, RNG)
+#: ``winning_move(state) -> move``: a move that wins at once for the player to move, or -1.
+WINNING_MOVE_SIG = types.int64(STATE)
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

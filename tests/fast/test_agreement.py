@@ -15,8 +15,8 @@ from tests.core.tictactoe_minimax import best_moves, position
 @pytest.mark.parametrize(("line", "why"), FORCED)
 def test_same_forced_moves(line: str, why: str) -> None:
     budget = Budget(iterations=3000)
-    generic = MCTS(SearchConfig(seed=5)).search(position(line), budget)
-    compiled = FastMCTS(SearchConfig(seed=5)).search(position(line), budget)
+    generic = MCTS(SearchConfig.plain(seed=5)).search(position(line), budget)
+    compiled = FastMCTS(SearchConfig.plain(seed=5)).search(position(line), budget)
     assert {generic.best_notation, compiled.best_notation} <= best_moves(position(line)), why
 
 
@@ -38,7 +38,7 @@ def test_similar_root_statistics(name: str, line: str) -> None:
             state = make(name)
             for move in line.split():
                 state.play(move)
-            result = engine(SearchConfig(seed=seed)).search(state, Budget(iterations=4000))
+            result = engine(SearchConfig.plain(seed=seed)).search(state, Budget(iterations=4000))
             for m in result.moves:
                 stats.setdefault(m.move, []).append((m.visits / result.simulations, m.value))
         return {move: np.mean(rows, axis=0) for move, rows in stats.items()}

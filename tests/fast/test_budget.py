@@ -6,14 +6,14 @@ import threading
 
 import pytest
 
-from mctslab import SearchResult
+from mctslab import SearchResult, make
 from mctslab.core import DEFAULT_ITERATIONS, Budget, SearchConfig
-from mctslab.fast import BYTES_PER_NODE, FastMCTS
+from mctslab.fast import BYTES_PER_NODE, FastMCTS, bytes_per_node
 from tests.core.tictactoe_minimax import position
 
 
 def engine(**kwargs: object) -> FastMCTS:
-    return FastMCTS(SearchConfig(seed=0), **kwargs)  # type: ignore[arg-type]
+    return FastMCTS(SearchConfig.plain(seed=0), **kwargs)  # type: ignore[arg-type]
 
 
 def test_iterations() -> None:
@@ -107,3 +107,14 @@ def test_ctrl_c_between_chunks_returns_the_best_move_so_far() -> None:
     # The tree is whole (chunks are never cut short): the next search continues it.
     again = mcts.search(position(""), Budget(iterations=10))
     assert sum(m.visits for m in again.moves) == result.simulations + 10
+
+
+def test_a_memory_budget_holds_the_transposition_table_as_it_grows() -> None:
+    mcts = FastMCTS(SearchConfig(seed=0, bandit="ucb1-tuned", transpositions=True))
+    result = mcts.search(make("connect4"), Budget(memory_mb=0.5))
+    tree = mcts._tree
+    assert result.stopped_by == "memory" and tree is not None
+    used = sum(array.nbytes for array in tree.arrays) + tree.table.nbytes
+    assert used <= tree.nbytes <= 0.5 * 2**20
+    assert tree.table.shape[0] > 1024  # it grew from its first size
+    assert tree.nbytes == tree.capacity * bytes_per_node(tuned=True, hashed=True)

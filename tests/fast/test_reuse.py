@@ -1,4 +1,6 @@
-"""Keeping the tree between searches: advance() re-roots it, search() continues it."""
+"""Keeping the tree between searches: advance() re-roots it, search() continues it.
+
+Plain UCT, whose visit counts add up exactly (transpositions: tests/fast/test_tree.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from tests.core.tictactoe_minimax import position
 
 
 def test_advance_keeps_the_subtree_and_search_continues_it() -> None:
-    mcts = FastMCTS(SearchConfig(seed=0))
+    mcts = FastMCTS(SearchConfig.plain(seed=0))
     state = position("")
     first = mcts.search(state, Budget(iterations=2000))
     kept = {m.move: m.visits for m in first.moves}[first.best_move]
@@ -28,7 +30,7 @@ def test_advance_keeps_the_subtree_and_search_continues_it() -> None:
 def test_two_advances_follow_both_moves(memory_mb: float | None) -> None:
     # A memory budget unlike the first search's moves the kept subtree into
     # arrays of the new size.
-    mcts = FastMCTS(SearchConfig(seed=0))
+    mcts = FastMCTS(SearchConfig.plain(seed=0))
     state = make("connect4")
     result = mcts.search(state, Budget(iterations=20_000))
     tree = mcts._tree
@@ -46,7 +48,7 @@ def test_two_advances_follow_both_moves(memory_mb: float | None) -> None:
 
 
 def test_advance_to_an_unexpanded_move_starts_from_a_bare_root() -> None:
-    mcts = FastMCTS(SearchConfig(seed=0))
+    mcts = FastMCTS(SearchConfig.plain(seed=0))
     state = position("")
     first = mcts.search(state, Budget(iterations=3))
     unexpanded = next(m for m in state.legal_moves() if m not in {s.move for s in first.moves})
@@ -57,14 +59,14 @@ def test_advance_to_an_unexpanded_move_starts_from_a_bare_root() -> None:
 
 
 def test_another_position_starts_a_fresh_tree() -> None:
-    mcts = FastMCTS(SearchConfig(seed=0))
+    mcts = FastMCTS(SearchConfig.plain(seed=0))
     mcts.search(position(""), Budget(iterations=500))
     result = mcts.search(position("b2"), Budget(iterations=100))
     assert sum(m.visits for m in result.moves) == 100
 
 
 def test_same_position_continues_and_reset_forgets() -> None:
-    mcts = FastMCTS(SearchConfig(seed=0))
+    mcts = FastMCTS(SearchConfig.plain(seed=0))
     mcts.search(position(""), Budget(iterations=500))
     assert sum(m.visits for m in mcts.search(position(""), Budget(iterations=100)).moves) == 600
     mcts.reset()
@@ -72,7 +74,7 @@ def test_same_position_continues_and_reset_forgets() -> None:
 
 
 def test_without_reuse_every_search_is_fresh() -> None:
-    mcts = FastMCTS(SearchConfig(seed=0, reuse_tree=False))
+    mcts = FastMCTS(SearchConfig.plain(seed=0, reuse_tree=False))
     state = position("")
     first = mcts.search(state, Budget(iterations=500))
     mcts.advance(first.best_move)  # nothing kept: a no-op
@@ -80,7 +82,7 @@ def test_without_reuse_every_search_is_fresh() -> None:
 
 
 def test_advancing_by_an_illegal_move_is_refused() -> None:
-    mcts = FastMCTS(SearchConfig(seed=0))
+    mcts = FastMCTS(SearchConfig.plain(seed=0))
     state = position("b2")
     mcts.search(state, Budget(iterations=50))
     with pytest.raises(ValueError, match="Move 4 is not legal in the engine's root position"):

@@ -87,8 +87,12 @@ def test_result_fields() -> None:
 
 
 def test_final_move_by_value() -> None:
-    by_visits = search(position("a1"), 100, c=0.3)
-    by_value = search(position("a1"), 100, c=0.3, final_move="value")
+    def plain(**options: object) -> SearchResult:
+        config = SearchConfig.plain(seed=11, c=0.3, **options)
+        return FastMCTS(config).search(position("a1"), Budget(iterations=100))
+
+    by_visits = plain()
+    by_value = plain(final_move="value")
     top = max(by_value.moves, key=lambda m: (m.value, m.visits))
     assert by_value.best_move == top.move == by_value.pv[0]
     assert by_value.value == top.value
@@ -110,7 +114,7 @@ def test_same_seed_same_result(tree_policy: str) -> None:
 @pytest.mark.parametrize("name", available_games())
 def test_every_game(name: str) -> None:
     state = make(name)
-    result = search(state, 400)
+    result = FastMCTS(SearchConfig.plain(seed=11)).search(state, Budget(iterations=400))
     assert result.best_move in state.legal_moves()
     assert sum(m.visits for m in result.moves) == 400
     assert all(0.0 <= m.value <= 1.0 for m in result.moves)

@@ -1,6 +1,12 @@
-"""The array tree: its invariants after searches of wide and narrow games, and compaction."""
+"""The array tree: its invariants after searches of wide and narrow games, and compaction.
+
+Plain UCT keeps a tree; with transpositions it is a graph of positions (aliases).
+"""
 
 from __future__ import annotations
+
+import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -8,8 +14,21 @@ import pytest
 from mctslab import State, make
 from mctslab.core import Budget, SearchConfig
 from mctslab.fast import FastMCTS
-from mctslab.fast._loop import FREE, NUM_COUNTERS, USED, block_size
+from mctslab.fast._loop import (
+    ALIAS,
+    DRAW,
+    FREE,
+    LOSS,
+    NUM_COUNTERS,
+    USED,
+    WIN,
+    block_size,
+    find,
+    position_hash,
+)
 from mctslab.fast._tree import Tree
+from mctslab.games import othello
+from tests.core.tictactoe_minimax import move_values
 
 
 def check_tree(tree: Tree, root_state: State, *, fresh_root: bool) -> int:
@@ -69,7 +88,7 @@ def check_tree(tree: Tree, root_state: State, *, fresh_root: bool) -> int:
 def test_invariants_after_a_search(
     name: str, params: dict[str, int], iterations: int, tree_policy: str
 ) -> None:
-    mcts = FastMCTS(SearchConfig(seed=1, tree_policy=tree_policy))  # type: ignore[arg-type]
+    mcts = FastMCTS(SearchConfig.plain(seed=1, tree_policy=tree_policy))
     state = make(name, **params)
     result = mcts.search(state, Budget(iterations=iterations))
     assert mcts._tree is not None
@@ -77,7 +96,7 @@ def test_invariants_after_a_search(
 
 
 def test_invariants_after_advancing_twice() -> None:
-    mcts = FastMCTS(SearchConfig(seed=2))
+    mcts = FastMCTS(SearchConfig.plain(seed=2))
     state = make("gomoku", size=7, k=4)
     result = mcts.search(state, Budget(iterations=20_000))
     for move in result.pv[:2]:
@@ -89,7 +108,7 @@ def test_invariants_after_advancing_twice() -> None:
 
 
 def test_terminal_nodes_hold_their_movers_return() -> None:
-    mcts = FastMCTS(SearchConfig(seed=2))
+    mcts = FastMCTS(SearchConfig.plain(seed=2))
     root_state = make("tictactoe")
     mcts.search(root_state, Budget(iterations=20_000))
     tree = mcts._tree
@@ -127,7 +146,7 @@ def _shape(tree: Tree, root: int) -> list[tuple[int, int, float, int]]:
 
 
 def test_subtree_copies_exactly_and_refuses_what_does_not_fit() -> None:
-    mcts = FastMCTS(SearchConfig(seed=3))
+    mcts = FastMCTS(SearchConfig.plain(seed=3))
     mcts.search(make("gomoku", size=7, k=4), Budget(iterations=20_000))
     tree = mcts._tree
     assert tree is not None
@@ -138,3 +157,155 @@ def test_subtree_copies_exactly_and_refuses_what_does_not_fit() -> None:
     assert _shape(copy, 0)[1:] == _shape(tree, child)[1:]
     assert copy.nodes == len(_shape(tree, child))
     assert tree.subtree(child, copy.nodes // 2) is None
+
+
+def free_slots(tree: Tree) -> int:
+    """Slots waiting on the free lists."""
+    free = 0
+    for k in range(NUM_COUNTERS - FREE):
+        block = int(tree.counters[FREE + k])
+        while block:
+            free += 1 << k
+            block = int(tree.first_child[block])
+    return free
+
+
+def check_graph(
+    tree: Tree, root_state: State, expand_moves: Any, *, fresh_root: bool = True
+) -> dict[int, State]:
+    """Assert the invariants of a tree with transpositions; returns each node's position.
+
+    Every path to a node reaches the same position (whose hash the node
+    holds); an alias holds the hash of a node that is not an alias; the
+    table finds exactly the nodes; slots, nodes and free lists add up. A
+    kept root may have fewer visits than a node that was reached by other
+    paths before the re-rooting.
+    """
+    positions = {0: root_state}
+    blocks = aliases = 0
+    queue = [0]
+    moves_out = np.empty(root_state.spec.num_actions, dtype=np.int64)
+    for node in queue:
+        state = positions[node]
+        slots = tree.children(node)
+        if not slots:
+            continue
+        listed = moves_out[: expand_moves(state.data.copy(), moves_out)].tolist()
+        moves = [int(tree.move[slot]) for slot in slots]
+        assert len(set(moves)) == len(moves) and set(moves) <= set(listed)
+        assert tree.num_moves[node] == len(listed)
+        blocks += block_size.py_func(len(moves), len(listed))
+        for slot, move in zip(slots, moves, strict=True):
+            child = tree.node_of(slot)
+            after = state.clone()
+            after.apply(move)
+            assert tree.hashes[slot] == tree.hashes[child]
+            assert tree.hashes[child] == position_hash(after.data.copy(), after.position_words())
+            if child != slot:
+                aliases += 1
+                assert tree.first_child[child] != ALIAS
+            if child in positions:
+                assert positions[child].position_key() == after.position_key()
+            else:
+                positions[child] = after
+                queue.append(child)
+            assert 0.0 <= tree.values[child] / tree.visits[child] <= 1.0
+            assert tree.visits[child] <= tree.visits[0] or not fresh_root
+    nodes = len(positions)
+    assert tree.nodes == nodes + aliases
+    assert tree.entries == nodes - 1
+    assert all(
+        find(tree.table, tree.hashes, tree.hashes[node]) == node for node in positions if node
+    )
+    assert 1 + blocks + free_slots(tree) == tree.counters[USED]
+    return positions
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "iterations"),
+    [
+        ("tictactoe", {}, 20_000),
+        ("connect4", {}, 20_000),
+        ("countdown", {"start": 60}, 5_000),
+        ("gomoku", {"size": 7, "k": 4}, 20_000),
+        ("othello", {}, 3_000),
+        ("numbers", {"turns": 6}, 5_000),
+    ],
+)
+def test_graph_invariants_with_transpositions(
+    name: str, params: dict[str, int], iterations: int
+) -> None:
+    mcts = FastMCTS(SearchConfig(seed=4, candidates=False))
+    state = make(name, **params)
+    result = mcts.search(state, Budget(iterations=iterations))
+    assert mcts._tree is not None
+    positions = check_graph(mcts._tree, state, state.kernel.legal_moves)
+    assert result.nodes >= len(positions)
+    if name in ("tictactoe", "connect4", "countdown"):
+        assert result.nodes > len(positions)  # some move orders transposed
+
+
+def test_graph_invariants_with_candidate_moves() -> None:
+    mcts = FastMCTS(SearchConfig(seed=4))
+    state = make("gomoku", size=9)
+    mcts.search(state, Budget(iterations=10_000))
+    assert mcts._tree is not None
+    check_graph(mcts._tree, state, state.kernel.candidate_moves)
+
+
+def test_every_proven_node_holds_its_minimax_value() -> None:
+    mcts = FastMCTS(SearchConfig(seed=5, reuse_tree=True))
+    root_state = make("tictactoe")
+    mcts.search(root_state, Budget(iterations=30_000))
+    tree = mcts._tree
+    assert tree is not None
+    positions = check_graph(tree, root_state, root_state.kernel.legal_moves)
+    checked = 0
+    for node, state in positions.items():
+        for slot in tree.children(node):
+            child = tree.node_of(slot)
+            if tree.proven[child]:
+                value = move_values(state)[state.move_to_str(int(tree.move[slot]))]
+                assert tree.proven[child] == {1.0: WIN, 0.0: DRAW, -1.0: LOSS}[value]
+                checked += 1
+    assert checked > 500
+
+
+@pytest.mark.parametrize("name", ["connect4", "countdown"])
+def test_graph_kept_across_moves(name: str) -> None:
+    # Re-rooting copies the sub-graph once per position: children that
+    # transposed to nodes outside it become nodes of their own.
+    mcts = FastMCTS(SearchConfig(seed=6))
+    state = make(name, start=80) if name == "countdown" else make(name)
+    result = mcts.search(state, Budget(iterations=20_000))
+    for move in result.pv[:2]:
+        mcts.advance(move)
+        state.apply(move)
+    assert mcts._root != 0
+    again = mcts.search(state, Budget(iterations=2_000))
+    assert mcts._tree is not None
+    check_graph(mcts._tree, state, state.kernel.legal_moves, fresh_root=False)
+    assert again.simulations <= 2_000
+
+
+def test_positions_hash_apart() -> None:
+    # Two Othello positions that one multiply-xorshift round per word hashed
+    # alike (found when a search merged them and crashed); and every
+    # position one move away from the positions of random games.
+    once_alike = [othello.from_discs(0x410387C040000, 0x8078EF0000080000)]
+    once_alike.append(othello.from_discs(0x200410383C040000, 0x8078EF0000080000))
+    hashes = {position_hash(s.data.copy(), s.position_words()) for s in once_alike}
+    assert len(hashes) == 2
+    rng = random.Random(0)
+    seen: dict[int, bytes] = {}
+    for name in ("othello", "connect4"):
+        for _ in range(60):
+            state = make(name)
+            while not state.is_terminal():
+                for move in state.legal_moves():
+                    child = state.clone()
+                    child.apply(move)
+                    key = position_hash(child.data.copy(), child.position_words())
+                    assert seen.setdefault(key, child.position_key()) == child.position_key()
+                state.apply(rng.choice(state.legal_moves()))
+    assert len(seen) > 20_000

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-from mctslab._validation import check_choice, check_float, check_int
+from mctslab._validation import check_choice, check_float, check_instance, check_int
 
 TreePolicy = Literal["uct", "coinflip"]
 FinalMove = Literal["visits", "value"]
+Playout = Literal["random", "decisive", "threats"]
+Bandit = Literal["ucb1", "ucb1-tuned"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,41 @@ class SearchConfig:
     - ``seed``: None draws fresh entropy; an int makes a search on one thread
       with an iteration budget fully reproducible.
     - ``reuse_tree``: keep the subtree of the move played for the next search.
+
+    Playing strength (each can be switched off to measure it; the defaults
+    were chosen by arena matches recorded in ``benchmarks/STRENGTH.md``;
+    :meth:`plain` turns them all off). The compiled engine offers them; the
+    generic engine, which knows only the game protocol, ignores them.
+
+    - ``solver``: MCTS-Solver (Winands, Björnsson & Saito 2008), with draws:
+      wins, losses and draws proven in the tree are passed up it, a proven
+      win is always played and a proven loss only when every move loses; the
+      search ends early (``stopped_by="proven"``) once the root's value is
+      known. Two-player zero-sum games only (skipped for one player).
+    - ``playout``: ``"random"``, uniform random moves; ``"decisive"``, a move
+      that wins at once is played and otherwise one that stops the opponent
+      from winning at once (decisive and anti-decisive moves, Teytaud &
+      Teytaud 2010); ``"threats"`` (Gomoku), decisive play that also makes
+      an open four when it can and else stops the opponent's (answers an
+      open three; threats as defined by Allis, van den Herik & Huntjens
+      1996). A game without the playout asked for plays the next one down
+      (Othello and the numbers game have only random playouts).
+    - ``candidates``: search only the moves a game marks as candidates
+      (Gomoku: empty cells within two rows and columns of a stone, the
+      common restriction of Gomoku programs); no effect on other games.
+      Playouts still play any move (restricting them too gained nothing per
+      simulation and cost a third of the speed). Solver proofs that every
+      move loses then cover candidate moves.
+    - ``transpositions``: share one node, statistics and proof among all the
+      move orders that reach a position (the search tree as a graph: Childs,
+      Brodeur & Kocsis 2008), found by a 64-bit hash of the position.
+    - ``fpu``: first-play urgency (Gelly & Wang 2006): the value of an untried
+      move, so that a tried move whose UCT score reaches it is followed
+      before the other moves are all tried; None tries every move first
+      (plain UCT). UCT policy only.
+    - ``bandit``: ``"ucb1"``, or ``"ucb1-tuned"`` whose exploration term
+      follows each move's reward variance (Auer, Cesa-Bianchi & Fischer 2002;
+      ``c`` scales it, sqrt(2) giving their formula).
     """
 
     c: float = math.sqrt(2.0)
@@ -72,13 +109,42 @@ class SearchConfig:
     final_move: FinalMove = "visits"
     seed: int | None = None
     reuse_tree: bool = True
+    solver: bool = True
+    playout: Playout = "decisive"
+    candidates: bool = True
+    transpositions: bool = True
+    fpu: float | None = None
+    bandit: Bandit = "ucb1-tuned"
 
     def __post_init__(self) -> None:
-        check_float(self.c, "c", "SearchConfig", low=0.0, low_inclusive=True)
-        check_choice(self.tree_policy, "tree_policy", "SearchConfig", ("uct", "coinflip"))
-        check_choice(self.final_move, "final_move", "SearchConfig", ("visits", "value"))
+        owner = "SearchConfig"
+        check_float(self.c, "c", owner, low=0.0, low_inclusive=True)
+        check_choice(self.tree_policy, "tree_policy", owner, ("uct", "coinflip"))
+        check_choice(self.final_move, "final_move", owner, ("visits", "value"))
         if self.seed is not None:
-            check_int(self.seed, "seed", "SearchConfig", low=0)
+            check_int(self.seed, "seed", owner, low=0)
+        for name in ("reuse_tree", "solver", "candidates", "transpositions"):
+            check_instance(getattr(self, name), name, owner, bool, "a bool")
+        check_choice(self.playout, "playout", owner, ("random", "decisive", "threats"))
+        if self.fpu is not None:
+            check_float(self.fpu, "fpu", owner, low=0.0, low_inclusive=True)
+        check_choice(self.bandit, "bandit", owner, ("ucb1", "ucb1-tuned"))
+
+    @classmethod
+    def plain(cls, **options: Any) -> SearchConfig:
+        """Plain UCT (Kocsis & Szepesvári 2006): every playing-strength option off.
+
+        The classic algorithm, to compare against; ``options`` set the rest.
+        """
+        plain: dict[str, Any] = {
+            "solver": False,
+            "playout": "random",
+            "candidates": False,
+            "transpositions": False,
+            "fpu": None,
+            "bandit": "ucb1",
+        }
+        return cls(**{**plain, **options})
 
 
 #: The exploration constant of the classic numbers-game example.

@@ -3,32 +3,47 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+ProvenOutcome = Literal["win", "loss", "draw"]
 StopReason = str  # "iterations", "seconds", "nodes", "memory", "stopped", "proven", "terminal";
 # "running" in the interim results handed to a progress callback
 
 
 @dataclass(frozen=True)
 class MoveStats:
-    """Statistics of one root move; ``value`` is the mean reward in [0, 1] for the mover."""
+    """Statistics of one root move; ``value`` is the mean reward in [0, 1] for the mover.
+
+    ``proven`` is the move's game-theoretic outcome for the mover when the
+    solver has proven it ("win", "loss" or "draw"), else None; ``value`` is
+    then the exact one (1, 0 or 1/2).
+    """
 
     move: int
     notation: str
     visits: int
     value: float
+    proven: ProvenOutcome | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"move": self.notation, "id": self.move, "visits": self.visits, "value": self.value}
+        return {
+            "move": self.notation,
+            "id": self.move,
+            "visits": self.visits,
+            "value": self.value,
+            "proven": self.proven,
+        }
 
 
 @dataclass(frozen=True)
 class SearchResult:
     """The outcome of one search.
 
-    ``moves`` holds every expanded root move, most visited first; ``value`` is
-    the estimate, in [0, 1], for the player to move at the root (their win rate
-    in two-player games, the expected reward in single-player ones).
+    ``moves`` holds every expanded root move, most visited first (proven wins
+    before and proven losses after the rest); ``value`` is the estimate, in
+    [0, 1], for the player to move at the root (their win rate in two-player
+    games, the expected reward in single-player ones) and ``stopped_by`` why
+    the search ended ("proven": the solver knows the root's value).
     """
 
     best_move: int

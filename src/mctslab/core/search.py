@@ -64,6 +64,11 @@ class MCTS:
     - ``progress_interval``: seconds between calls of a search's ``progress``
       callback (0 calls it after every iteration).
 
+    It follows ``c``, ``tree_policy``, ``final_move``, ``seed`` and
+    ``reuse_tree`` of the config: the playing-strength options need game
+    knowledge that only the bundled games' compiled kernels offer, so this
+    engine is always plain UCT (see :meth:`SearchConfig.plain`).
+
     A search always runs until the root has a child, then stops at the first
     budget limit reached (``Budget(memory_mb=m)`` allows ``m`` MiB /
     :data:`BYTES_PER_NODE` nodes). With ``config.reuse_tree`` the tree is

@@ -22,6 +22,14 @@ under ``if __name__ == "__main__":``.
 from mctslab.fast._engine import DEFAULT_TREE_MB, FastMCTS
 from mctslab.fast._loop import is_warm, warm_up
 from mctslab.fast._pool import WorkerError
-from mctslab.fast._tree import BYTES_PER_NODE
+from mctslab.fast._tree import BYTES_PER_NODE, bytes_per_node
 
-__all__ = ["BYTES_PER_NODE", "DEFAULT_TREE_MB", "FastMCTS", "WorkerError", "is_warm", "warm_up"]
+__all__ = [
+    "BYTES_PER_NODE",
+    "DEFAULT_TREE_MB",
+    "FastMCTS",
+    "WorkerError",
+    "bytes_per_node",
+    "is_warm",
+    "warm_up",
+]

@@ -13,31 +13,34 @@ import threading
 from collections.abc import Callable
 from time import perf_counter
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 import numpy as np
 
 from mctslab._jit import new_rng
 from mctslab._validation import check_float, check_instance, check_int
-from mctslab.core.config import Budget, SearchConfig
+from mctslab.core.config import Budget, Playout, SearchConfig
 from mctslab.core.engine import Progress
 from mctslab.core.result import SearchResult
 from mctslab.core.tree_view import TreeView, build_tree_view
 from mctslab.fast._loop import (
     COINFLIP,
     FULL,
+    GROW,
     NODE_LIMIT,
+    PROVEN,
     REASON,
     SIMULATE_WHEN_FULL,
     STOP_WHEN_FULL,
     UCT,
+    no_winning_move,
     search_loop,
     warm_up,
 )
 from mctslab.fast._pool import WorkerPool, split_budget
 from mctslab.fast._stats import RootStats, build_result
-from mctslab.fast._tree import BYTES_PER_NODE, MAX_ACTIONS, Tree
-from mctslab.games._base import State
+from mctslab.fast._tree import MAX_ACTIONS, Tree, bytes_per_node
+from mctslab.games._base import Kernel, State
 
 #: Target wall time of one call of the compiled loop.
 CHUNK_SECONDS = 0.05
@@ -51,6 +54,8 @@ _MIB = 2**20
 _MAX_VISITS = int(np.iinfo(np.int32).max)
 _NO_LIMIT = int(np.iinfo(np.int64).max)
 _POLICIES = {"uct": UCT, "coinflip": COINFLIP}
+#: Playouts from the simplest up: a game without one plays the next one down.
+PLAYOUTS: tuple[Playout, ...] = ("random", "decisive", "threats")
 _DEFAULT_CONFIG = SearchConfig()
 
 #: ``report(tree, simulations)``: called between chunks, at most every progress interval.
@@ -70,12 +75,14 @@ class FastMCTS:
     - ``progress_interval``: seconds between calls of a search's ``progress``.
 
     Budgets: ``memory_mb`` sizes the tree's arrays (MiB; never exceeded, the
-    search stops when a new node does not fit); ``max_nodes`` stops the
-    search at that many nodes. Without either the arrays reserve
-    :data:`DEFAULT_TREE_MB` and, once full, the search goes on without adding
-    nodes. Each worker gets an equal share of node and memory limits.
-    The first search compiles the loop if numba's cache lacks it (see
-    :func:`mctslab.fast.warm_up`).
+    search stops when a new node does not fit; a node takes
+    :func:`~mctslab.fast.bytes_per_node` bytes, more with transpositions and
+    UCB1-Tuned); ``max_nodes`` stops the search at that many nodes. Without
+    either the arrays reserve :data:`DEFAULT_TREE_MB` and, once full, the
+    search goes on without adding nodes. Each worker gets an equal share of
+    node and memory limits. With the solver a search also ends once the
+    root's value is proven (``stopped_by="proven"``). The first search
+    compiles the loop if numba's cache lacks it (see :func:`mctslab.fast.warm_up`).
     """
 
     name = "compiled"
@@ -93,6 +100,8 @@ class FastMCTS:
             progress_interval, "progress_interval", "FastMCTS", low=0.0, low_inclusive=True
         )
         self._rng = new_rng(config.seed)
+        self._tuned = config.bandit == "ucb1-tuned"
+        self._node_bytes = bytes_per_node(tuned=self._tuned, hashed=config.transpositions)
         self._tree: Tree | None = None
         self._root = 0
         self._root_state: State | None = None
@@ -114,7 +123,7 @@ class FastMCTS:
         check_searchable(state)
         share = split_budget(budget, self.workers)[0]
         assert share is not None  # the first worker always gets iterations
-        tree_size(share)
+        tree_size(share, self._node_bytes)
         warm_up()  # before workers start, so that they load the code rather than compile it
         if self.workers > 1:
             if self._pool is None or not self._pool.alive:
@@ -143,16 +152,20 @@ class FastMCTS:
         if tree is None or root_state is None or state != root_state:
             raise ValueError("There is no search tree for this position; search it first.")
 
-        def stats(node: int) -> tuple[int, int, float]:
+        def stats(slot: int) -> tuple[int, int, float]:
+            node = tree.node_of(slot)
             visits = int(tree.visits[node])
             return (
-                int(tree.move[node]),
+                int(tree.move[slot]),
                 visits,
                 float(tree.values[node]) / visits if visits else 0.0,
             )
 
+        def children(slot: int) -> range:
+            return tree.children(tree.node_of(slot))
+
         return build_tree_view(
-            self._root, root_state, tree.children, stats, max_depth=max_depth, top_k=top_k
+            self._root, root_state, children, stats, max_depth=max_depth, top_k=top_k
         )
 
     def advance(self, move: int) -> None:
@@ -219,15 +232,20 @@ class FastMCTS:
         """
         warm_up()
         start = perf_counter()
-        capacity, when_full, full_reason = tree_size(budget)
+        capacity, when_full, full_reason = tree_size(budget, self._node_bytes)
         tree = self._tree_for(state, capacity)
-        kernel = state.kernel
+        config = self.config
         spec = state.spec
+        expand_moves, rollout = search_functions(state.kernel, config)
+        winning_move = state.kernel.winning_move or no_winning_move
+        solver = config.solver and spec.num_players == 2 and spec.zero_sum
+        words = state.position_words().astype(np.int64)
         root = state.data.copy()
         node_limit = _NO_LIMIT if budget.max_nodes is None else budget.max_nodes
         iterations = _NO_LIMIT if budget.iterations is None else budget.iterations
         deadline = math.inf if budget.seconds is None else start + budget.seconds
         scale = 1.0 / (spec.max_return - spec.min_return)
+        fpu = math.inf if config.fpu is None else config.fpu
         first_visits = int(tree.visits[0])
         next_report = start + self.progress_interval
         chunk = FIRST_CHUNK
@@ -238,58 +256,72 @@ class FastMCTS:
                 chunk = min(chunk, iterations - simulations, _MAX_VISITS - int(tree.visits[0]))
                 began = perf_counter()
                 search_loop(
-                    kernel.legal_moves,
-                    kernel.apply,
-                    kernel.is_terminal,
-                    kernel.returns,
-                    kernel.current_player,
-                    kernel.rollout,
+                    expand_moves,
+                    state.kernel.apply,
+                    state.kernel.is_terminal,
+                    state.kernel.returns,
+                    state.kernel.current_player,
+                    rollout,
+                    winning_move,
                     *tree.arrays,
+                    tree.table,
                     tree.counters,
                     root,
+                    words,
                     self._rng,
                     chunk,
                     node_limit,
                     when_full,
-                    _POLICIES[self.config.tree_policy],
-                    self.config.c,
+                    _POLICIES[config.tree_policy],
+                    config.c,
+                    fpu,
                     spec.min_return,
                     scale,
                     spec.num_players,
                     spec.num_actions,
                     spec.max_game_length,
+                    solver,
+                    self._tuned,
+                    config.transpositions,
                 )
                 now = perf_counter()
                 done = int(tree.visits[0]) - first_visits - simulations
                 simulations += done
+                grow = tree.counters[REASON] == GROW
+                if grow:
+                    tree.grow_table()
                 stopped_by = _stop_reason(tree, simulations, iterations, now, deadline, full_reason)
                 if stopped_by is None and stopped():
                     stopped_by = "stopped"
                 if stopped_by is None and report is not None and now >= next_report:
                     report(tree, simulations)
                     next_report = perf_counter() + self.progress_interval
-                # The next chunk: about CHUNK_SECONDS at this chunk's speed, ending by the deadline.
-                speed = done / max(now - began, 1e-9)
-                chunk = max(1, int(speed * min(CHUNK_SECONDS, deadline - perf_counter())))
+                if not grow:
+                    # The next chunk: about CHUNK_SECONDS at this speed, ending by the deadline.
+                    speed = done / max(now - began, 1e-9)
+                    chunk = max(1, int(speed * min(CHUNK_SECONDS, deadline - perf_counter())))
         except KeyboardInterrupt:
             if tree.num_children[0] == 0:
                 raise
             stopped_by = "stopped"
-        if self.config.reuse_tree:
+        if config.reuse_tree:
             self._tree, self._root, self._root_state = tree, 0, state.clone()
         else:
             self.reset()
         simulations = int(tree.visits[0]) - first_visits
-        return RootStats.of_tree(tree, simulations, stopped_by, self.config.final_move, lines)
+        return RootStats.of_tree(tree, simulations, stopped_by, config.final_move, lines)
 
     def _tree_for(self, state: State, capacity: int) -> Tree:
         """The kept subtree when ``state`` equals its root and it fits, else a fresh tree."""
         tree = self._tree
         if tree is None or self._root_state is None or state != self._root_state:
-            return Tree(capacity)
+            return self._new_tree(capacity)
         if self._root == 0 and tree.capacity == capacity:
             return tree
-        return tree.subtree(self._root, capacity) or Tree(capacity)
+        return tree.subtree(self._root, capacity) or self._new_tree(capacity)
+
+    def _new_tree(self, capacity: int) -> Tree:
+        return Tree(capacity, tuned=self._tuned, hashed=self.config.transpositions)
 
     def _result(self, state: State, stats: RootStats, seconds: float) -> SearchResult:
         return build_result(state, stats, self.config.final_move, seconds, self.name)
@@ -313,18 +345,34 @@ def check_searchable(state: State) -> None:
         )
 
 
-def tree_size(budget: Budget) -> tuple[int, int, str | None]:
-    """Slots, what to do when they run out, and the stop reason then (None: go on).
+def search_functions(kernel: Kernel, config: SearchConfig) -> tuple[Any, Any]:
+    """The kernel functions that expand nodes and play out, by the config's options.
 
-    Raises ValueError when the memory budget cannot hold the root and one child.
+    Candidate moves where ``candidates`` is on and the game has them; the
+    playout asked for where the game has it, else the next one down in
+    :data:`PLAYOUTS`.
+    """
+    use_candidates = config.candidates and kernel.candidate_moves is not None
+    expand_moves = kernel.candidate_moves if use_candidates else kernel.legal_moves
+    playouts = {"random": kernel.rollout, **(kernel.playouts or {})}
+    wanted = PLAYOUTS.index(config.playout)
+    name = next(name for name in reversed(PLAYOUTS[: wanted + 1]) if name in playouts)
+    return expand_moves, playouts[name]
+
+
+def tree_size(budget: Budget, node_bytes: int) -> tuple[int, int, str | None]:
+    """Slots of ``node_bytes`` each, what to do when they run out, and the stop reason then.
+
+    The stop reason is None when a full tree goes on searching. Raises
+    ValueError when the memory budget cannot hold the root and one child.
     """
     if budget.memory_mb is None:
-        return int(DEFAULT_TREE_MB * _MIB) // BYTES_PER_NODE, SIMULATE_WHEN_FULL, None
-    capacity = int(budget.memory_mb * _MIB) // BYTES_PER_NODE
+        return int(DEFAULT_TREE_MB * _MIB) // node_bytes, SIMULATE_WHEN_FULL, None
+    capacity = int(budget.memory_mb * _MIB) // node_bytes
     if capacity < 2:
         raise ValueError(
             f"The 'memory_mb' budget of {budget.memory_mb:g} MiB per tree cannot hold the root "
-            f"and one child ({2 * BYTES_PER_NODE} bytes)."
+            f"and one child ({2 * node_bytes} bytes)."
         )
     return capacity, STOP_WHEN_FULL, "memory"
 
@@ -347,6 +395,8 @@ def _stop_reason(
         return "nodes"
     if reason == FULL:
         return full_reason
+    if reason == PROVEN:
+        return "proven"
     if simulations >= iterations or tree.visits[0] >= _MAX_VISITS:
         return "iterations"
     if now >= deadline:

@@ -16,6 +16,41 @@ and moves to a block twice as big when it fills, its old block going on a
 free list for its size. Allocating a slot for every legal move at once would
 be simpler, but UCT expands most nodes it visits twice, so wide games
 (Gomoku 15x15: 225 moves) would fill ~90 slots per iteration (measured).
+
+The playing-strength options (:class:`mctslab.core.SearchConfig`) are
+branches on loop arguments, so the plain search pays only for the tests:
+
+- **MCTS-Solver** (Winands, Björnsson & Saito 2008), with draws: ``proven``
+  holds a node's game-theoretic value for the player who moved into it
+  (:data:`WIN`, :data:`LOSS`, :data:`DRAW`; 0 while unknown). A new child
+  is proven at once when it ends the game, or lost when the player to move
+  there has a forced win (the kernel's ``winning_move``: the decisive move
+  of Teytaud & Teytaud 2010 found in the tree, and Gomoku's open and double
+  fours). A root with a forced win expands that move first and follows it
+  until its proof is complete. A node is lost for its
+  mover when a child is won for the player to move, and otherwise known
+  once every child is: the best of them, negated. Proofs travel up the
+  iteration's path; a node reached through a proven child learns it on the
+  way down too, which is how proofs cross transpositions. Selection skips
+  lost children and stops at proven nodes, backing up their value instead
+  of a playout. Players alternate in every two-player game here (Othello
+  passes are moves), so "the opponent" of a node's mover is the player to
+  move there.
+- **Transpositions**: a child whose position is already in the tree becomes
+  an *alias* (``first_child == ALIAS``) of that node, found through a hash
+  table of position hashes, and the iteration goes on from there: the tree
+  becomes a DAG whose statistics live once per position, shared by every
+  path into it (the graph view of Childs, Brodeur & Kocsis 2008; Saffidine,
+  Cazenave & Méhat 2012). Sharing stays sound under the value convention:
+  the position includes the player to move, hence the player who moved in,
+  so every parent reads a shared value for the same player; and a position's
+  proven value depends on the position alone, since no bundled game's rules
+  look at its history.
+- **First-play urgency** (Gelly & Wang 2006): an untried move is worth
+  ``fpu``; a partly expanded node follows its best tried child when that
+  child's UCT score is at least ``fpu`` instead of always expanding.
+- **UCB1-Tuned** (Auer, Cesa-Bianchi & Fischer 2002): the exploration term
+  uses each child's reward variance, from the ``squares`` array.
 """
 
 from __future__ import annotations
@@ -35,6 +70,7 @@ from mctslab._jit import (
     RNG,
     ROLLOUT_SIG,
     STATE,
+    WINNING_MOVE_SIG,
     randint,
     uniform,
 )
@@ -44,46 +80,78 @@ UCT, COINFLIP = 0, 1
 #: What the loop does when a new child does not fit in the arrays.
 STOP_WHEN_FULL, SIMULATE_WHEN_FULL = 0, 1
 #: Slots of the ``counters`` array: slots handed out, nodes in the tree, why
-#: the loop returned early, then one free-list head per block size 2**k (0 = empty).
-USED, NODES, REASON, FREE = 0, 1, 2, 3
+#: the loop returned early, entries in the transposition table, then one
+#: free-list head per block size 2**k (0 = empty).
+USED, NODES, REASON, ENTRIES, FREE = 0, 1, 2, 3, 4
 NUM_COUNTERS = FREE + 16
-#: Values of ``counters[REASON]``.
-RAN_ALL, NODE_LIMIT, FULL = 0, 1, 2
+#: Values of ``counters[REASON]``: the transposition table must grow before
+#: the next iteration (GROW); the root's value is proven (PROVEN).
+RAN_ALL, NODE_LIMIT, FULL, GROW, PROVEN = 0, 1, 2, 3, 4
+#: Proven values, for the player who moved into the node (0: not proven).
+WIN, LOSS, DRAW = 1, -1, 2
+#: ``first_child`` of a transposition: the node lives elsewhere, found by its hash.
+ALIAS = -1
+#: A table holds at most this share of entries before it must grow.
+MAX_LOAD = 0.5
+# Markers of compaction, in new_first_child before a copied node is processed.
+_UNUSED, _PENDING_ALIAS = -2, -3
 
 VISITS = types.int32[::1]
 VALUES = types.float64[::1]
 FIRST_CHILD = types.int32[::1]
 COUNT = types.int16[::1]
 MOVE = types.int16[::1]
-PROVEN = types.int8[::1]
+PROVEN_VALUES = types.int8[::1]
+SQUARES = types.float64[::1]
+HASHES = types.int64[::1]
+TABLE = types.int32[::1]
 COUNTERS = types.int64[::1]
 #: The tree's arrays, in the order the compiled functions take them.
-TREE_ARGS = (VISITS, VALUES, FIRST_CHILD, COUNT, COUNT, MOVE, PROVEN)
+TREE_ARGS = (VISITS, VALUES, FIRST_CHILD, COUNT, COUNT, MOVE, PROVEN_VALUES, SQUARES, HASHES)
 
 SEARCH_SIG = types.int64(
-    types.FunctionType(LEGAL_MOVES_SIG),
+    types.FunctionType(LEGAL_MOVES_SIG),  # the moves to expand: legal or candidate moves
     types.FunctionType(APPLY_SIG),
     types.FunctionType(IS_TERMINAL_SIG),
     types.FunctionType(RETURNS_SIG),
     types.FunctionType(CURRENT_PLAYER_SIG),
     types.FunctionType(ROLLOUT_SIG),
+    types.FunctionType(WINNING_MOVE_SIG),
     *TREE_ARGS,
+    TABLE,
     COUNTERS,
     STATE,  # root state
+    types.int64[::1],  # the state words that identify a position (hashed)
     RNG,
     types.int64,  # iterations
     types.int64,  # node limit
     types.int64,  # when full
     types.int64,  # policy
     types.float64,  # c
+    types.float64,  # fpu (infinity: off)
     types.float64,  # min_return
     types.float64,  # scale
     types.int64,  # num_players
     types.int64,  # num_actions
     types.int64,  # max_depth
+    types.boolean,  # solver
+    types.boolean,  # UCB1-Tuned
+    types.boolean,  # transpositions
 )
 
-COMPACT_SIG = types.boolean(*TREE_ARGS, types.int64, *TREE_ARGS, COUNTERS)
+COMPACT_SIG = types.boolean(*TREE_ARGS, TABLE, types.int64, *TREE_ARGS, TABLE, COUNTERS)
+REHASH_SIG = types.void(HASHES, TABLE, TABLE)
+
+_HASH_START = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_U27, _U30, _U31 = np.uint64(27), np.uint64(30), np.uint64(31)
+
+
+@njit(WINNING_MOVE_SIG, cache=True)
+def no_winning_move(state: np.ndarray) -> int:
+    """The ``winning_move`` of a game that offers none."""
+    return -1
 
 
 @njit(cache=True)
@@ -143,46 +211,238 @@ def _allocate(counters: np.ndarray, first_child: np.ndarray, size: int, capacity
     return counters[USED] - size
 
 
+# -- transpositions --------------------------------------------------------------
+
+
+@njit(cache=True)
+def position_hash(state: np.ndarray, words: np.ndarray) -> int:
+    """A 64-bit hash of the position: the ``words`` of ``state``, chained through SplitMix64.
+
+    Each word goes through the full SplitMix64 finaliser (Steele, Lea & Flood
+    2014), whose every output bit depends on every input bit: a single
+    multiply-xorshift round lets differences in high bits of two words
+    cancel (measured: Othello bitboards collided within a few games).
+    """
+    mixed = _HASH_START
+    for word in words:
+        mixed = (mixed ^ np.uint64(state[word])) + _HASH_START
+        mixed = (mixed ^ (mixed >> _U30)) * _MIX1
+        mixed = (mixed ^ (mixed >> _U27)) * _MIX2
+        mixed ^= mixed >> _U31
+    return int(np.int64(mixed))
+
+
+@njit(cache=True)
+def find(table: np.ndarray, hashes: np.ndarray, key: int) -> int:
+    """The slot of the node whose position hashes to ``key``, or -1 (linear probing).
+
+    Entries are slots; 0 marks an empty entry (the root is never entered: no
+    position recurs below itself, as every game here ends within a bounded
+    number of moves that only its position decides).
+    """
+    mask = table.shape[0] - 1
+    entry = key & mask
+    while table[entry] != 0:
+        if hashes[table[entry]] == key:
+            return table[entry]
+        entry = (entry + 1) & mask
+    return -1
+
+
+@njit(cache=True)
+def _enter(table: np.ndarray, key: int, slot: int) -> None:
+    mask = table.shape[0] - 1
+    entry = key & mask
+    while table[entry] != 0:
+        entry = (entry + 1) & mask
+    table[entry] = slot
+
+
+@njit(cache=True)
+def _moved(table: np.ndarray, key: int, old: int, new: int) -> None:
+    """Point the table entry of the node at slot ``old`` to its new slot."""
+    mask = table.shape[0] - 1
+    entry = key & mask
+    while table[entry] != old:
+        entry = (entry + 1) & mask
+    table[entry] = new
+
+
+@njit(cache=True)
+def resolve(first_child: np.ndarray, hashes: np.ndarray, table: np.ndarray, slot: int) -> int:
+    """The node a child slot stands for: itself, or the node an alias refers to."""
+    if first_child[slot] != ALIAS:
+        return slot
+    return find(table, hashes, hashes[slot])
+
+
+def _rehash(hashes: Any, old_table: Any, new_table: Any) -> None:
+    """Enter every node of ``old_table`` into the (empty, bigger) ``new_table``."""
+    for slot in old_table:
+        if slot != 0:
+            _enter(new_table, hashes[slot], slot)
+
+
+# -- the solver --------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _value(proven: int) -> int:
+    """A proven code as a number: win 1, draw 0, loss -1."""
+    return 0 if proven == DRAW else proven
+
+
+@njit(cache=True)
+def settle(
+    first_child: np.ndarray,
+    num_children: np.ndarray,
+    num_moves: np.ndarray,
+    proven: np.ndarray,
+    hashes: np.ndarray,
+    table: np.ndarray,
+    node: int,
+    transpose: bool,
+) -> int:
+    """The value ``node``'s children prove for its mover, or 0 if they prove nothing yet.
+
+    Lost when a child is won for its own mover (the opponent); else, once
+    every move has a child and every child is proven, the opposite of the
+    best of them (negamax). The node's ``proven`` entry is not written.
+    """
+    count = num_children[node]
+    first = first_child[node]
+    complete = count > 0 and count == num_moves[node]
+    best = -1
+    for i in range(count):
+        child = first + i
+        if transpose:
+            child = resolve(first_child, hashes, table, child)
+        outcome = proven[child]
+        if outcome == WIN:
+            return LOSS
+        if outcome == 0:
+            complete = False
+        elif _value(outcome) > best:
+            best = _value(outcome)
+    if not complete:
+        return 0
+    return DRAW if best == 0 else -best
+
+
+# -- selection ---------------------------------------------------------------------
+
+#: What selection returns instead of a child index.
+NO_CHILD, WON_CHILD = -1, -2
+
+
 @njit(cache=True, error_model="numpy")
-def _best_uct(
+def _best_child(
     visits: np.ndarray,
     values: np.ndarray,
+    proven: np.ndarray,
+    squares: np.ndarray,
     parent_visits: int,
     first: int,
     count: int,
     c: float,
     scores: np.ndarray,
+    solver: bool,
+    tuned: bool,
 ) -> int:
-    """The child maximising mean + c * sqrt(ln N / n) (Kocsis & Szepesvári 2006).
+    """Index of the child in slots ``first..first+count`` with the best upper confidence bound.
 
-    Ties go to the earliest child, as in the generic engine. Scores are
-    float32 in the ``scores`` scratch array so the loop vectorises (no
-    division-by-zero check: every child has a visit), which makes selection
-    in wide nodes several times faster.
+    UCB1: mean + c * sqrt(ln N / n) (Kocsis & Szepesvári 2006). UCB1-Tuned:
+    mean + c/sqrt(2) * sqrt(ln N / n * min(1/4, V)) with V = variance +
+    sqrt(2 ln N / n), Auer et al.'s formula at the default c. Ties go to
+    the earliest child, as in the generic engine. Scores are float32 in the
+    ``scores`` scratch array so the loops vectorise (no division-by-zero
+    check: every child has a visit), which makes selection in wide nodes
+    several times faster. With the solver, lost children are skipped
+    (NO_CHILD when no other is left) and a won one returns WON_CHILD.
     """
-    explore = np.float32(c * math.sqrt(math.log(parent_visits)))
+    log_visits = math.log(parent_visits)
     # Slices, not visits[first + i]: indices known to be >= 0 need no wraparound code.
     child_visits = visits[first : first + count]
     child_values = values[first : first + count]
-    for i in range(count):
-        inverse = np.float32(1.0) / np.float32(child_visits[i])
-        scores[i] = np.float32(child_values[i]) * inverse + explore * np.sqrt(inverse)
+    if tuned:
+        child_squares = squares[first : first + count]
+        scale = np.float32(c / math.sqrt(2.0))
+        log_n = np.float32(log_visits)
+        for i in range(count):
+            inverse = np.float32(1.0) / np.float32(child_visits[i])
+            mean = np.float32(child_values[i]) * inverse
+            spread = max(np.float32(0.0), np.float32(child_squares[i]) * inverse - mean * mean)
+            bound = min(np.float32(0.25), spread + np.sqrt(np.float32(2.0) * log_n * inverse))
+            scores[i] = mean + scale * np.sqrt(log_n * inverse * bound)
+    else:
+        explore = np.float32(c * math.sqrt(log_visits))
+        for i in range(count):
+            inverse = np.float32(1.0) / np.float32(child_visits[i])
+            scores[i] = np.float32(child_values[i]) * inverse + explore * np.sqrt(inverse)
+    if solver:
+        child_proven = proven[first : first + count]
+        for i in range(count):
+            if child_proven[i] == LOSS:
+                scores[i] = -np.inf
+            elif child_proven[i] == WIN:
+                return WON_CHILD
     best = 0
     best_score = scores[0]
     for i in range(1, count):
         if scores[i] > best_score:
             best_score = scores[i]
             best = i
-    return first + best
+    return NO_CHILD if best_score == -np.inf else best
+
+
+@njit(cache=True)
+def _gather(
+    visits: np.ndarray,
+    values: np.ndarray,
+    first_child: np.ndarray,
+    proven: np.ndarray,
+    squares: np.ndarray,
+    hashes: np.ndarray,
+    table: np.ndarray,
+    first: int,
+    count: int,
+    targets: np.ndarray,
+    gathered: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> bool:
+    """Copy the statistics of the children's nodes (aliases resolved) into ``gathered``.
+
+    ``targets`` gets each child's node. Returns whether any child is an
+    alias; if none is, nothing is copied and the slots can be read in place.
+    """
+    aliased = False
+    for slot in first_child[first : first + count]:
+        aliased |= slot == ALIAS
+    if not aliased:
+        return False
+    gathered_visits, gathered_values, gathered_proven, gathered_squares = gathered
+    tuned = squares.shape[0] > 0
+    for i in range(count):
+        node = resolve(first_child, hashes, table, first + i)
+        targets[i] = node
+        gathered_visits[i] = visits[node]
+        gathered_values[i] = values[node]
+        gathered_proven[i] = proven[node]
+        if tuned:
+            gathered_squares[i] = squares[node]
+    return True
+
+
+# -- the search loop -----------------------------------------------------------------
 
 
 def _search(  # type: ignore[no-untyped-def]
-    legal_moves,
+    expand_moves,
     apply,
     is_terminal,
     returns,
     current_player,
     rollout,
+    winning_move,
     visits,
     values,
     first_child,
@@ -190,63 +450,181 @@ def _search(  # type: ignore[no-untyped-def]
     num_moves,
     move,
     proven,
+    squares,
+    hashes,
+    table,
     counters,
     root_state,
+    words,
     rng,
     iterations,
     node_limit,
     when_full,
     policy,
     c,
+    fpu,
     min_return,
     scale,
     num_players,
     num_actions,
     max_depth,
+    solver,
+    tuned,
+    transpose,
 ):
     """Run up to ``iterations`` iterations from the root; returns how many ran.
 
     It returns early, with ``counters[REASON]`` saying why, when the tree
-    holds ``node_limit`` nodes, or when a new child does not fit and
+    holds ``node_limit`` nodes, when a new child does not fit and
     ``when_full`` is ``STOP_WHEN_FULL`` (that iteration is undone: the tree is
-    untouched and the generator rewound). With ``SIMULATE_WHEN_FULL`` such an
-    iteration simulates from the leaf it reached instead of expanding it.
-    ``num_moves`` of a node is 0 until its legal moves are first listed.
+    untouched and the generator rewound), when the transposition table must
+    grow, or when the solver has proven the root. With ``SIMULATE_WHEN_FULL``
+    a full tree simulates from the leaf reached instead of expanding it.
+    ``num_moves`` of a node is 0 until its moves are first listed.
+    ``squares`` (UCB1-Tuned) and ``hashes``/``table`` (transpositions) are
+    only touched when their option is on.
     """
     capacity = visits.shape[0]
     state = np.empty_like(root_state)
     legal = np.empty(num_actions, dtype=np.int64)
     marks = np.zeros(num_actions, dtype=np.int64)
     scores = np.empty(num_actions, dtype=np.float32)
+    targets = np.empty(num_actions, dtype=np.int64)
+    gathered = (
+        np.empty(num_actions if transpose else 0, dtype=np.int32),
+        np.empty(num_actions if transpose else 0, dtype=np.float64),
+        np.empty(num_actions if transpose else 0, dtype=np.int8),
+        np.empty(num_actions if transpose and tuned else 0, dtype=np.float64),
+    )
     stamp = 0
     rewards = np.empty(num_players, dtype=np.float64)
+    gains = np.empty(num_players, dtype=np.float64)
     path = np.empty(max_depth + 1, dtype=np.int64)
     movers = np.empty(max_depth + 1, dtype=np.int64)
+    use_fpu = policy == UCT and fpu < np.inf
+    path[0] = 0
     counters[REASON] = RAN_ALL
+    # A root with a forced win: its move is expanded first and then always
+    # followed, so that its proof (and the search) ends soon.
+    root_winner = winning_move(root_state) if solver else -1
+    if root_winner >= 0:
+        proven[0] = LOSS
     for iteration in range(iterations):
         if counters[NODES] >= node_limit:
             counters[REASON] = NODE_LIMIT
+            return iteration
+        if transpose and counters[ENTRIES] + 1 > MAX_LOAD * table.shape[0]:
+            counters[REASON] = GROW
+            return iteration
+        # A proven root is settled unless lost by a winning move not yet expanded (a kept root).
+        if (
+            solver
+            and proven[0] != 0
+            and (
+                proven[0] != LOSS
+                or settle(first_child, num_children, num_moves, proven, hashes, table, 0, transpose)
+            )
+        ):
+            counters[REASON] = PROVEN
             return iteration
         rewind = rng[0]
         state[:] = root_state
         node = 0
         depth = 0
-        # Selection, ending with the expansion of one child (or at the end of the game).
-        while not is_terminal(state):
+        known = 0  # the proven value of the last node, when it makes a playout needless
+        # Selection, ending with the expansion of one child (or at a known or final node).
+        while True:
+            if solver and depth > 0 and proven[node] != 0:
+                known = proven[node]
+                break
+            if is_terminal(state):
+                break
             tried = num_children[node]
             first = first_child[node]
-            if tried > 0 and (
-                tried == num_moves[node] or (policy == COINFLIP and uniform(rng) < 0.5)
-            ):
-                child = _best_uct(visits, values, visits[node], first, tried, c, scores)
-                movers[depth + 1] = current_player(state)
-                apply(state, move[child])
-                depth += 1
-                path[depth] = child
-                node = child
-                continue
-            # Expansion: a uniformly random untried move.
-            count = legal_moves(state, legal)
+            if depth == 0 and root_winner >= 0:
+                winner_slot = -1
+                for i in range(tried):
+                    if move[first + i] == root_winner:
+                        winner_slot = first + i
+                if winner_slot >= 0:
+                    child = (
+                        resolve(first_child, hashes, table, winner_slot)
+                        if transpose
+                        else winner_slot
+                    )
+                    movers[1] = current_player(state)
+                    apply(state, root_winner)
+                    depth = 1
+                    path[1] = child
+                    node = child
+                    continue
+            descend = tried > 0 and (
+                tried == num_moves[node] or (policy == COINFLIP and uniform(rng) < 0.5) or use_fpu
+            )
+            if descend:
+                # Through aliases, selection reads the nodes' statistics gathered.
+                gather = transpose and _gather(
+                    visits,
+                    values,
+                    first_child,
+                    proven,
+                    squares,
+                    hashes,
+                    table,
+                    first,
+                    tried,
+                    targets,
+                    gathered,
+                )
+                if gather:
+                    pick = _best_child(
+                        gathered[0],
+                        gathered[1],
+                        gathered[2],
+                        gathered[3],
+                        visits[node],
+                        0,
+                        tried,
+                        c,
+                        scores,
+                        solver,
+                        tuned,
+                    )
+                else:
+                    pick = _best_child(
+                        visits,
+                        values,
+                        proven,
+                        squares,
+                        visits[node],
+                        first,
+                        tried,
+                        c,
+                        scores,
+                        solver,
+                        tuned,
+                    )
+                if pick == WON_CHILD or (pick == NO_CHILD and tried == num_moves[node]):
+                    # Proven by its children, learnt on the way down (through a transposition).
+                    known = settle(
+                        first_child, num_children, num_moves, proven, hashes, table, node, transpose
+                    )
+                    proven[node] = known
+                    break
+                if pick >= 0 and (tried == num_moves[node] or not use_fpu or scores[pick] >= fpu):
+                    # The move is the slot's own: an alias's node was reached by another.
+                    child = targets[pick] if gather else first + pick
+                    movers[depth + 1] = current_player(state)
+                    apply(state, move[first + pick])
+                    depth += 1
+                    path[depth] = child
+                    node = child
+                    continue
+            # Expansion: a uniformly random untried move (the root's forced win first).
+            count = expand_moves(state, legal)
+            if count <= tried:
+                # Only two positions merged by a hash collision get here: play out.
+                break
             num_moves[node] = count
             pick = randint(rng, count - tried)
             if tried > 0:
@@ -259,6 +637,10 @@ def _search(  # type: ignore[no-untyped-def]
                             pick = i
                             break
                         pick -= 1
+            if depth == 0 and root_winner >= 0:
+                for i in range(count):
+                    if legal[i] == root_winner:
+                        pick = i
             if tried == block_size(tried, count):  # the block is full (or there is none)
                 block = _allocate(counters, first_child, block_size(tried + 1, count), capacity)
                 if block < 0:
@@ -275,6 +657,12 @@ def _search(  # type: ignore[no-untyped-def]
                     num_moves[block + i] = num_moves[first + i]
                     move[block + i] = move[first + i]
                     proven[block + i] = proven[first + i]
+                    if tuned:
+                        squares[block + i] = squares[first + i]
+                    if transpose:
+                        hashes[block + i] = hashes[first + i]
+                        if first_child[first + i] != ALIAS:
+                            _moved(table, hashes[first + i], first + i, block + i)
                 if tried > 0:
                     _free(counters, first_child, first, tried)
                 first = block
@@ -282,25 +670,75 @@ def _search(  # type: ignore[no-untyped-def]
             child = first + tried
             visits[child] = 0
             values[child] = 0.0
+            first_child[child] = 0
             num_children[child] = 0
             num_moves[child] = 0
             move[child] = legal[pick]
             proven[child] = 0
+            if tuned:
+                squares[child] = 0.0
             num_children[node] = tried + 1
             counters[NODES] += 1
             movers[depth + 1] = current_player(state)
             apply(state, legal[pick])
             depth += 1
+            if transpose:
+                key = position_hash(state, words)
+                hashes[child] = key
+                same = find(table, hashes, key)
+                if same >= 0:
+                    # A transposition: this child stands for that node; go on from it.
+                    first_child[child] = ALIAS
+                    path[depth] = same
+                    node = same
+                    continue
+                _enter(table, key, child)
+                counters[ENTRIES] += 1
             path[depth] = child
+            if solver:
+                if is_terminal(state):
+                    returns(state, rewards)
+                    mover = movers[depth]
+                    if rewards[mover] > rewards[1 - mover]:
+                        proven[child] = WIN
+                    elif rewards[mover] < rewards[1 - mover]:
+                        proven[child] = LOSS
+                    else:
+                        proven[child] = DRAW
+                elif winning_move(state) >= 0:
+                    proven[child] = LOSS
+                known = proven[child]
             break
-        # Simulation, then backpropagation of each mover's reward scaled to [0, 1].
-        rollout(state, rng)
-        returns(state, rewards)
+        # Simulation (unless the outcome is proven), then each mover's reward scaled to [0, 1].
+        if known == 0:
+            rollout(state, rng)
+            returns(state, rewards)
+            for player in range(num_players):
+                gains[player] = (rewards[player] - min_return) * scale
+        elif depth > 0:
+            mover = movers[depth]
+            gains[mover] = 0.5 if known == DRAW else (1.0 if known == WIN else 0.0)
+            gains[1 - mover] = 1.0 - gains[mover]
+        # Backpropagation, and proofs passed up while they decide the parent.
         visits[0] += 1
         for level in range(1, depth + 1):
             entered = path[level]
+            gain = gains[movers[level]]
             visits[entered] += 1
-            values[entered] += (rewards[movers[level]] - min_return) * scale
+            values[entered] += gain
+            if tuned:
+                squares[entered] += gain * gain
+        if solver and known != 0:
+            for level in range(depth, 0, -1):
+                parent = path[level - 1]
+                if proven[parent] != 0:
+                    break
+                outcome = settle(
+                    first_child, num_children, num_moves, proven, hashes, table, parent, transpose
+                )
+                if outcome == 0:
+                    break
+                proven[parent] = outcome
     return iterations
 
 
@@ -312,6 +750,9 @@ def _compact(  # type: ignore[no-untyped-def]
     num_moves,
     move,
     proven,
+    squares,
+    hashes,
+    table,
     root,
     new_visits,
     new_values,
@@ -320,42 +761,73 @@ def _compact(  # type: ignore[no-untyped-def]
     new_num_moves,
     new_move,
     new_proven,
+    new_squares,
+    new_hashes,
+    new_table,
     new_counters,
 ):
-    """Copy the subtree under ``root`` into the zeroed ``new_*`` arrays, breadth first.
+    """Copy the subtree (sub-DAG) under ``root`` into the zeroed ``new_*`` arrays, breadth first.
 
-    Returns False when the subtree does not fit; fills ``new_counters`` otherwise.
+    Returns False when it does not fit; fills ``new_counters`` otherwise.
     Blocks keep their children in order and get the size :func:`block_size`
     gives. Until a copied node is processed its ``new_first_child`` holds its
-    slot in the source; the unused tail of a block holds -1.
+    slot in the source (_UNUSED for the tail of a block, _PENDING_ALIAS for
+    an alias). With transpositions (``new_table`` longer than 1) each position
+    is copied once, where breadth-first order first meets it, and entered
+    in ``new_table``; later children for it become aliases. ``squares`` is
+    copied when it has slots.
     """
     capacity = new_visits.shape[0]
+    transpose = new_table.shape[0] > 1
+    tuned = new_squares.shape[0] > 0
     new_visits[0] = visits[root]
     new_values[0] = values[root]
     new_num_moves[0] = num_moves[root]
     new_move[0] = move[root]
     new_proven[0] = proven[root]
+    if tuned:
+        new_squares[0] = squares[root]
+    if transpose:
+        new_hashes[0] = hashes[root]
     new_first_child[0] = root
     used = 1
     nodes = 1
+    entries = 0
     node = 0
     while node < used:
-        source = new_first_child[node]
+        origin = new_first_child[node]
+        if origin == _PENDING_ALIAS:
+            new_first_child[node] = ALIAS
+            node += 1
+            continue
         new_first_child[node] = 0
-        count = num_children[source] if source >= 0 else 0
+        count = num_children[origin] if origin >= 0 else 0
         if count > 0:
-            size = block_size(count, num_moves[source])
+            size = block_size(count, num_moves[origin])
             if used + size > capacity:
                 return False
-            first = first_child[source]
+            first = first_child[origin]
             for i in range(count):
-                new_visits[used + i] = visits[first + i]
-                new_values[used + i] = values[first + i]
-                new_num_moves[used + i] = num_moves[first + i]
-                new_move[used + i] = move[first + i]
-                new_proven[used + i] = proven[first + i]
-                new_first_child[used + i] = first + i
-            new_first_child[used + count : used + size] = -1
+                slot = used + i
+                child = first + i
+                new_move[slot] = move[child]
+                if transpose:
+                    key = hashes[child]
+                    new_hashes[slot] = key
+                    if find(new_table, new_hashes, key) >= 0:
+                        new_first_child[slot] = _PENDING_ALIAS
+                        continue
+                    child = resolve(first_child, hashes, table, child)
+                    _enter(new_table, key, slot)
+                    entries += 1
+                new_visits[slot] = visits[child]
+                new_values[slot] = values[child]
+                new_num_moves[slot] = num_moves[child]
+                new_proven[slot] = proven[child]
+                if tuned:
+                    new_squares[slot] = squares[child]
+                new_first_child[slot] = child
+            new_first_child[used + count : used + size] = _UNUSED
             new_first_child[node] = used
             new_num_children[node] = count
             used += size
@@ -363,6 +835,7 @@ def _compact(  # type: ignore[no-untyped-def]
         node += 1
     new_counters[USED] = used
     new_counters[NODES] = nodes
+    new_counters[ENTRIES] = entries
     return True
 
 
@@ -370,7 +843,8 @@ def _compact(  # type: ignore[no-untyped-def]
 # them their one explicit signature (loaded from the on-disk cache when there).
 search_loop: Any = njit(cache=True)(_search)
 compact: Any = njit(cache=True)(_compact)
-_COMPILED = ((search_loop, SEARCH_SIG), (compact, COMPACT_SIG))
+rehash: Any = njit(cache=True)(_rehash)
+_COMPILED = ((search_loop, SEARCH_SIG), (compact, COMPACT_SIG), (rehash, REHASH_SIG))
 
 
 def is_warm() -> bool:

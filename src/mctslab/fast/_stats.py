@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from mctslab.core.config import FinalMove
-from mctslab.core.result import MoveStats, SearchResult
+from mctslab.core.result import MoveStats, ProvenOutcome, SearchResult
+from mctslab.fast._loop import DRAW, LOSS, WIN
 from mctslab.fast._tree import Tree
 from mctslab.games._base import State
 
@@ -22,18 +23,22 @@ from mctslab.games._base import State
 #: best move is almost always among a worker's first few (when it is not, the
 #: principal variation is that move alone).
 LINES_PER_WORKER = 8
+_OUTCOMES: dict[int, ProvenOutcome] = {WIN: "win", LOSS: "loss", DRAW: "draw"}
 
 
 @dataclass(frozen=True)
 class RootStats:
-    """What a search knows at the root: per move (in tried order) visits and value sums.
+    """What a search knows at the root: per move (in tried order) visits, value sums, proofs.
 
-    ``lines`` maps some root moves to the principal variation below them.
+    ``proven`` holds the solver's codes (:data:`WIN`, :data:`LOSS`,
+    :data:`DRAW`, 0 unproven) for each move's mover; ``lines`` maps some root
+    moves to the principal variation below them.
     """
 
     moves: np.ndarray
     visits: np.ndarray
     value_sums: np.ndarray
+    proven: np.ndarray
     lines: dict[int, tuple[int, ...]]
     nodes: int
     simulations: int
@@ -45,44 +50,54 @@ class RootStats:
     ) -> RootStats:
         """The root statistics of ``tree`` with the lines below its ``lines`` best moves."""
         slots = tree.children(0)
+        nodes = tree.child_nodes(0)
         stats = cls(
             moves=tree.move[slots.start : slots.stop].astype(np.int64),
-            visits=tree.visits[slots.start : slots.stop].astype(np.int64),
-            value_sums=tree.values[slots.start : slots.stop].copy(),
+            visits=tree.visits[nodes].astype(np.int64),
+            value_sums=tree.values[nodes],
+            proven=tree.proven[nodes],
             lines={},
             nodes=tree.nodes,
             simulations=simulations,
             stopped_by=stopped_by,
         )
         for index in stats.ranking(final_move)[:lines]:
-            stats.lines[int(stats.moves[index])] = tree.line(slots.start + int(index))
+            stats.lines[int(stats.moves[index])] = tree.line(nodes[index])
         return stats
 
     def ranking(self, final_move: FinalMove) -> np.ndarray:
         """Indices of the moves, best first by ``final_move``; ties keep the tried order.
 
-        "visits": most visits, then higher mean (the robust child); "value":
-        higher mean, then more visits. This is the generic engine's order.
+        Proven wins come first and proven losses last (MCTS-Solver's final
+        move: a proven win is always played, a proven loss only when every
+        move loses). Within each group, "visits": most visits, then higher
+        mean (the robust child); "value": higher mean, then more visits. This
+        is the generic engine's order.
         """
         means = self.value_sums / self.visits
+        group = np.where(self.proven == WIN, 0, np.where(self.proven == LOSS, 2, 1))
         if final_move == "visits":
-            return np.lexsort((-means, -self.visits))
-        return np.lexsort((-self.visits, -means))
+            return np.lexsort((-means, -self.visits, group))
+        return np.lexsort((-self.visits, -means, group))
 
 
 def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) -> RootStats:
     """Sum the root statistics of independent trees (moves in id order); worker order is kept.
 
+    A move proven in any tree is proven (every tree searches the same game).
     The line below a move comes from the tree that visited the move most and
     sent a line for it. ``stopped_by`` None takes the reason most trees gave.
     """
     visits = np.zeros(num_actions, dtype=np.int64)
     value_sums = np.zeros(num_actions, dtype=np.float64)
+    proven = np.zeros(num_actions, dtype=np.int8)
     lines: dict[int, tuple[int, ...]] = {}
     line_visits: dict[int, int] = {}
     for part in parts:
         np.add.at(visits, part.moves, part.visits)
         np.add.at(value_sums, part.moves, part.value_sums)
+        known = part.proven != 0
+        proven[part.moves[known]] = part.proven[known]
         for move, line in part.lines.items():
             count = int(part.visits[part.moves == move][0])
             if count > line_visits.get(move, 0):
@@ -94,6 +109,7 @@ def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) 
         moves=moves,
         visits=visits[moves],
         value_sums=value_sums[moves],
+        proven=proven[moves],
         lines=lines,
         nodes=sum(part.nodes for part in parts),
         simulations=sum(part.simulations for part in parts),
@@ -104,8 +120,14 @@ def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) 
 def build_result(
     state: State, stats: RootStats, final_move: FinalMove, seconds: float, engine: str
 ) -> SearchResult:
-    """The SearchResult of ``stats`` for the root position ``state`` (as the generic engine's)."""
+    """The SearchResult of ``stats`` for the root position ``state`` (as the generic engine's).
+
+    A proven move's value is its exact one (win 1, draw 1/2, loss 0).
+    """
     means = stats.value_sums / stats.visits
+    means[stats.proven == WIN] = 1.0
+    means[stats.proven == DRAW] = 0.5
+    means[stats.proven == LOSS] = 0.0
     ranked = stats.ranking("visits")
     best = int(stats.ranking(final_move)[0])
     best_move = int(stats.moves[best])
@@ -124,6 +146,7 @@ def build_result(
                 state.move_to_str(int(stats.moves[i])),
                 int(stats.visits[i]),
                 float(means[i]),
+                _OUTCOMES.get(int(stats.proven[i])),
             )
             for i in ranked
         ),

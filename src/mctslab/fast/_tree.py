@@ -3,7 +3,11 @@
 Per slot: visits (int32), value sum (float64: a float32 sum stops growing by
 1 past 2**24 visits), first child slot (int32), child count and legal-move
 count (int16 each), the move that led here (int16) and a proven value (int8,
-kept for the solver; 0 means unproven). That is :data:`BYTES_PER_NODE` bytes.
+the solver's; 0 means unproven). That is :data:`BYTES_PER_NODE` bytes.
+UCB1-Tuned adds a sum of squared rewards (float64), transpositions a
+position hash (int64) and a share of the hash table (see
+:func:`bytes_per_node`).
+
 Children blocks are rounded up to a power of two of slots and outgrown blocks
 wait on free lists (see :mod:`mctslab.fast._loop`): measured, a tree uses
 1.0-1.1 slots per node on tic-tac-toe, Connect Four and Othello, and up to
@@ -12,31 +16,67 @@ together.
 
 The arrays are allocated at full size up front with ``np.zeros``: the
 operating system hands out zeroed pages only when first written, so a big
-capacity costs address space, not memory, until the tree grows into it.
+capacity costs address space, not memory, until the tree grows into it. The
+hash table, whose entries are written all over, starts small and doubles
+when half full.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from mctslab.fast._loop import NODES, NUM_COUNTERS, USED, compact
+from mctslab.fast._loop import (
+    ALIAS,
+    ENTRIES,
+    MAX_LOAD,
+    NODES,
+    NUM_COUNTERS,
+    USED,
+    compact,
+    rehash,
+    resolve,
+)
 
 _DTYPES = (np.int32, np.float64, np.int32, np.int16, np.int16, np.int16, np.int8)
 BYTES_PER_NODE = sum(np.dtype(dtype).itemsize for dtype in _DTYPES)
 #: Largest move id the int16 move array can hold.
 MAX_ACTIONS = int(np.iinfo(np.int16).max)
+#: Entries of a new transposition table.
+FIRST_TABLE = 1024
+
+
+def bytes_per_node(*, tuned: bool, hashed: bool) -> int:
+    """Bytes a slot costs with these options, the hash table's worst case included.
+
+    The table holds at most MAX_LOAD entries per entry slot and at most
+    doubles past the capacity, so it never has more than 2 / MAX_LOAD int32
+    entries per tree slot.
+    """
+    extra = 8 if tuned else 0
+    if hashed:
+        extra += 8 + int(2 / MAX_LOAD) * 4
+    return BYTES_PER_NODE + extra
 
 
 class Tree:
-    """The arrays of one search tree; slot 0 is the root."""
+    """The arrays of one search tree; slot 0 is the root.
+
+    ``squares`` has slots only with ``tuned``, ``hashes`` only with
+    ``hashed``; ``table`` (the transposition table) has one entry otherwise.
+    With transpositions a child slot may be an alias of a node elsewhere:
+    read statistics through :meth:`node_of`.
+    """
 
     __slots__ = (
         "counters",
         "first_child",
+        "hashes",
         "move",
         "num_children",
         "num_moves",
         "proven",
+        "squares",
+        "table",
         "values",
         "visits",
     )
@@ -49,7 +89,9 @@ class Tree:
     move: np.ndarray
     proven: np.ndarray
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(
+        self, capacity: int, *, tuned: bool = False, hashed: bool = False, table_size: int = 0
+    ) -> None:
         (
             self.visits,
             self.values,
@@ -59,9 +101,27 @@ class Tree:
             self.move,
             self.proven,
         ) = (np.zeros(capacity, dtype=dtype) for dtype in _DTYPES)
+        self.squares = np.zeros(capacity if tuned else 0, dtype=np.float64)
+        self.hashes = np.zeros(capacity if hashed else 0, dtype=np.int64)
+        if not hashed:
+            table_size = 1
+        elif table_size == 0:
+            # Never more than the worst case bytes_per_node counts (a tiny tree's).
+            table_size = FIRST_TABLE
+            while table_size > 2 * max(capacity, 1):
+                table_size //= 2
+        self.table = np.zeros(table_size, dtype=np.int32)
         self.counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
         self.counters[USED] = 1
         self.counters[NODES] = 1
+
+    @property
+    def tuned(self) -> bool:
+        return self.squares.shape[0] > 0
+
+    @property
+    def hashed(self) -> bool:
+        return self.hashes.shape[0] > 0
 
     @property
     def arrays(self) -> tuple[np.ndarray, ...]:
@@ -74,6 +134,8 @@ class Tree:
             self.num_moves,
             self.move,
             self.proven,
+            self.squares,
+            self.hashes,
         )
 
     @property
@@ -82,44 +144,74 @@ class Tree:
 
     @property
     def nbytes(self) -> int:
-        return sum(array.nbytes for array in self.arrays)
+        """Bytes reserved: the arrays, and the most the hash table may grow to."""
+        return self.capacity * bytes_per_node(tuned=self.tuned, hashed=self.hashed)
 
     @property
     def nodes(self) -> int:
         return int(self.counters[NODES])
 
+    def grow_table(self) -> None:
+        """Double the transposition table (when the loop says it is full enough)."""
+        table = np.zeros(2 * self.table.shape[0], dtype=np.int32)
+        rehash(self.hashes, self.table, table)
+        self.table = table
+
+    def node_of(self, slot: int) -> int:
+        """The node a child slot stands for: itself, or the node an alias refers to."""
+        if self.first_child[slot] != ALIAS:
+            return slot
+        return int(resolve(self.first_child, self.hashes, self.table, slot))
+
     def children(self, node: int) -> range:
-        """The slots of ``node``'s children, in the order they were tried."""
+        """The child slots of ``node``, in the order they were tried (see :meth:`node_of`)."""
         first = int(self.first_child[node])
-        return range(first, first + int(self.num_children[node]))
+        return range(first, first + int(self.num_children[node])) if first > 0 else range(0)
+
+    def child_nodes(self, node: int) -> list[int]:
+        """The nodes of ``node``'s children, aliases resolved, in the order they were tried."""
+        return [self.node_of(slot) for slot in self.children(node)]
 
     def child(self, node: int, move: int) -> int | None:
-        """The slot of ``node``'s child reached by ``move``, or None if it was never tried."""
+        """The node of ``node``'s child reached by ``move``, or None if it was never tried."""
         slots = self.children(node)
         found = np.flatnonzero(self.move[slots.start : slots.stop] == move)
-        return slots.start + int(found[0]) if found.size else None
+        return self.node_of(slots.start + int(found[0])) if found.size else None
 
     def best_child(self, node: int) -> int | None:
-        """The most visited child, ties to the higher mean then the earlier; None if no child."""
-        slots = self.children(node)
-        if not slots:
-            return None
-        visits = self.visits[slots.start : slots.stop]
-        means = self.values[slots.start : slots.stop] / visits
-        return slots.start + int(np.argmax(np.where(visits == visits.max(), means, -np.inf)))
+        """The slot of the most visited child (ties to the higher mean, then the earlier), or None.
+
+        A slot, not a node: its move is the one played from ``node``. Plain
+        Python: lines (principal variations) walk it once per move, and most
+        nodes have few children.
+        """
+        best = None
+        best_key = (0, 0.0)
+        for slot in self.children(node):
+            target = self.node_of(slot)
+            visits = int(self.visits[target])
+            key = (visits, float(self.values[target]) / visits if visits else 0.0)
+            if best is None or key > best_key:
+                best, best_key = slot, key
+        return best
 
     def line(self, node: int) -> tuple[int, ...]:
         """Moves of the principal variation below ``node`` (most visited child at each step)."""
         moves = []
-        child = self.best_child(node)
-        while child is not None:
-            moves.append(int(self.move[child]))
-            child = self.best_child(child)
+        slot = self.best_child(node)
+        while slot is not None:
+            moves.append(int(self.move[slot]))
+            slot = self.best_child(self.node_of(slot))
         return tuple(moves)
 
     def subtree(self, root: int, capacity: int) -> Tree | None:
         """A compact copy of the subtree under ``root``, or None if it does not fit ``capacity``."""
-        tree = Tree(capacity)
-        if not compact(*self.arrays, root, *tree.arrays, tree.counters):
+        tree = Tree(capacity, tuned=self.tuned, hashed=self.hashed, table_size=self.table.shape[0])
+        if not compact(*self.arrays, self.table, root, *tree.arrays, tree.table, tree.counters):
             return None
         return tree
+
+    @property
+    def entries(self) -> int:
+        """Nodes in the transposition table."""
+        return int(self.counters[ENTRIES])

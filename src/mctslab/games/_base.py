@@ -62,14 +62,27 @@ class GameSpec:
 
 
 class Kernel(NamedTuple):
-    """A game's compiled rules; every function has the signature in :mod:`mctslab._jit`."""
+    """A game's compiled rules; every function has the signature in :mod:`mctslab._jit`.
+
+    The fields after ``rollout`` are optional game knowledge that the compiled
+    engine's playing-strength options use where a game offers it (see
+    :class:`mctslab.core.SearchConfig`); None means the game has none.
+    """
 
     legal_moves: Any
     apply: Any
     is_terminal: Any
     returns: Any
     current_player: Any
+    #: The uniformly random playout.
     rollout: Any
+    #: ``winning_move(state) -> move``: a move that wins at once for the player to move, or -1.
+    winning_move: Any = None
+    #: Other playouts by name (``"decisive"``, ``"threats"``), each with the rollout signature.
+    playouts: Mapping[str, Any] | None = None
+    #: ``candidate_moves(state, out) -> count``: the legal moves worth searching (a
+    #: subset that is never empty while the game goes on), e.g. Gomoku's cells near stones.
+    candidate_moves: Any = None
 
 
 class State:
@@ -180,11 +193,17 @@ class State:
 
     def position_key(self) -> bytes:
         """Bytes that identify the position (history fields such as the last move left out)."""
-        if not self.history_fields:
-            return self._data.tobytes()
-        masked = self._data.copy()
-        masked[list(self.history_fields)] = 0
-        return masked.tobytes()
+        return self._data[self.position_words()].tobytes()
+
+    def position_words(self) -> np.ndarray:
+        """Indices of the state array that identify the position: all but the history fields.
+
+        Two states hold equal values there exactly when they are the same
+        position; the compiled engine hashes these words to find transpositions.
+        """
+        keep = np.ones(self._data.shape[0], dtype=bool)
+        keep[list(self.history_fields)] = False
+        return np.flatnonzero(keep)
 
     def __eq__(self, other: object) -> bool:
         return (

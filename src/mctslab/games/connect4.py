@@ -19,6 +19,7 @@ from mctslab._jit import (
     LEGAL_MOVES_SIG,
     RETURNS_SIG,
     ROLLOUT_SIG,
+    WINNING_MOVE_SIG,
     randint,
 )
 from mctslab.games._base import GameSpec, Kernel, State
@@ -32,6 +33,9 @@ STATE_SIZE = MASK + 1
 _CELLS = COLUMNS * ROWS
 # Shifts between neighbours: vertical, horizontal and the two diagonals.
 _DIRECTIONS = (1, _COLUMN_BITS, _COLUMN_BITS - 1, _COLUMN_BITS + 1)
+# The bottom cell of every column, and every playable cell (no guard bits).
+_BOTTOM_ROW = sum(1 << (_COLUMN_BITS * column) for column in range(COLUMNS))
+_BOARD = _BOTTOM_ROW * ((1 << ROWS) - 1)
 
 
 @njit(cache=True)
@@ -118,7 +122,74 @@ def rollout(state: np.ndarray, rng: np.ndarray) -> None:
             open_columns[pick] = open_columns[count]
 
 
-KERNEL = Kernel(legal_moves, apply, is_terminal, returns, current_player, rollout)
+@njit(cache=True)
+def _winning_cells(stones: int, mask: int) -> int:
+    """Empty cells (playable now or not) that would complete four for ``stones``.
+
+    For each direction, a cell completes four when the three cells on one
+    side, or two on one side and one on the other, hold ``stones`` (the
+    shift-and form of Pascal Pons's Connect Four solver).
+    """
+    cells = (stones << 1) & (stones << 2) & (stones << 3)  # three below
+    for shift in _DIRECTIONS[1:]:
+        pairs = (stones << shift) & (stones << (2 * shift))
+        cells |= pairs & (stones << (3 * shift))
+        cells |= pairs & (stones >> shift)
+        pairs = (stones >> shift) & (stones >> (2 * shift))
+        cells |= pairs & (stones << shift)
+        cells |= pairs & (stones >> (3 * shift))
+    return cells & (_BOARD ^ mask)
+
+
+@njit(cache=True)
+def _column_of(cells: int) -> int:
+    """The column of the lowest set bit of a non-empty board."""
+    column = 0
+    while cells & ((1 << _COLUMN_BITS) - 1) == 0:
+        cells >>= _COLUMN_BITS
+        column += 1
+    return column
+
+
+@njit(cache=True)
+def _winning_column(state: np.ndarray, player: int) -> int:
+    """A column where ``player`` would complete four now, or -1."""
+    mask = state[MASK]
+    wins = _winning_cells(state[STONES + player], mask) & (mask + _BOTTOM_ROW)
+    return _column_of(wins) if wins else -1
+
+
+@njit(WINNING_MOVE_SIG, cache=True)
+def winning_move(state: np.ndarray) -> int:
+    if state[STATUS] != ONGOING:
+        return -1
+    return _winning_column(state, state[TO_MOVE])
+
+
+@njit(ROLLOUT_SIG, cache=True)
+def decisive_rollout(state: np.ndarray, rng: np.ndarray) -> None:
+    """Random columns, but a win is taken and the opponent's is blocked (Teytaud & Teytaud 2010)."""
+    open_columns = np.empty(COLUMNS, dtype=np.int64)
+    while state[STATUS] == ONGOING:
+        player = state[TO_MOVE]
+        column = _winning_column(state, player)
+        if column < 0:
+            column = _winning_column(state, 1 - player)
+        if column < 0:
+            column = open_columns[randint(rng, legal_moves(state, open_columns))]
+        apply(state, column)
+
+
+KERNEL = Kernel(
+    legal_moves,
+    apply,
+    is_terminal,
+    returns,
+    current_player,
+    rollout,
+    winning_move=winning_move,
+    playouts={"decisive": decisive_rollout},
+)
 _SYMBOLS = ".XO"
 
 

@@ -23,6 +23,7 @@ from mctslab._jit import (
     LEGAL_MOVES_SIG,
     RETURNS_SIG,
     ROLLOUT_SIG,
+    WINNING_MOVE_SIG,
     randint,
 )
 from mctslab._validation import check_int
@@ -78,7 +79,40 @@ def rollout(state: np.ndarray, rng: np.ndarray) -> None:
         apply(state, randint(rng, min(MAX_SAY, state[NEXT])))
 
 
-KERNEL = Kernel(legal_moves, apply, is_terminal, returns, current_player, rollout)
+@njit(WINNING_MOVE_SIG, cache=True)
+def winning_move(state: np.ndarray) -> int:
+    # Saying every number left down to 1 wins.
+    return state[NEXT] - 1 if 0 < state[NEXT] <= MAX_SAY else -1
+
+
+@njit(ROLLOUT_SIG, cache=True)
+def decisive_rollout(state: np.ndarray, rng: np.ndarray) -> None:
+    """Random moves, but 1 is said when it can be and never left within the opponent's reach.
+
+    Teytaud & Teytaud's (2010) decisive move, and their anti-decisive one in
+    the form this game allows: a move after which the opponent cannot win at
+    once (next number above 3), when there is one.
+    """
+    while state[NEXT] > 0:
+        left = state[NEXT]
+        if left <= MAX_SAY:
+            apply(state, left - 1)
+        elif left > MAX_SAY + 1:
+            apply(state, randint(rng, min(MAX_SAY, left - MAX_SAY - 1)))
+        else:
+            apply(state, randint(rng, MAX_SAY))
+
+
+KERNEL = Kernel(
+    legal_moves,
+    apply,
+    is_terminal,
+    returns,
+    current_player,
+    rollout,
+    winning_move=winning_move,
+    playouts={"decisive": decisive_rollout},
+)
 
 
 class CountdownState(State):

@@ -23,6 +23,7 @@ from mctslab._jit import (
     LEGAL_MOVES_SIG,
     RETURNS_SIG,
     ROLLOUT_SIG,
+    WINNING_MOVE_SIG,
     randint,
 )
 from mctslab._validation import check_int
@@ -38,6 +39,8 @@ ONGOING, DRAW = -1, 2  # STATUS otherwise holds the winner's index
 BORDER = 3
 MIN_SIDE, MAX_SIDE, DEFAULT_SIDE = 5, 19, 15
 MIN_K, DEFAULT_K = 3, 5
+#: Candidate moves are the empty cells within this many rows and columns of a stone.
+NEAR = 2
 
 
 @njit(cache=True)
@@ -150,7 +153,423 @@ def rollout(state: np.ndarray, rng: np.ndarray) -> None:
     state[STATUS] = status
 
 
-KERNEL = Kernel(legal_moves, apply, is_terminal, returns, current_player, rollout)
+@njit(LEGAL_MOVES_SIG, cache=True)
+def candidate_moves(state: np.ndarray, out: np.ndarray) -> int:
+    """The empty cells within NEAR rows and columns of a stone; the centre on an empty board.
+
+    Every legal move when no empty cell is that near. ``out`` first flags
+    the cells by move id, then is compacted in place (no scratch array).
+    """
+    if state[STATUS] != ONGOING:
+        return 0
+    width = state[WIDTH]
+    height = state[HEIGHT]
+    stride = width + 1
+    out[: width * height] = 0
+    stones = 0
+    for row in range(height):
+        first = CELLS + (row + 1) * stride + 1
+        for column in range(width):
+            if state[first + column] == 0:
+                continue
+            stones += 1
+            for near_row in range(max(0, row - NEAR), min(height, row + NEAR + 1)):
+                near_first = CELLS + (near_row + 1) * stride + 1
+                for near_column in range(max(0, column - NEAR), min(width, column + NEAR + 1)):
+                    if state[near_first + near_column] == 0:
+                        out[near_row * width + near_column] = 1
+    if stones == 0:
+        out[0] = (height // 2) * width + width // 2
+        return 1
+    count = 0
+    for move in range(width * height):
+        if out[move]:
+            out[count] = move
+            count += 1
+    return count if count > 0 else legal_moves(state, out)
+
+
+@njit(cache=True)
+def _segment(state: np.ndarray, cell: int, stone: int, step: int, k: int) -> tuple[int, int, int]:
+    """The run of cells holding ``stone`` or nothing around ``cell`` along ``step``, k - 1 each way.
+
+    Returns its first cell, its length and its stones; every k-cell window
+    inside it contains ``cell``, and only those windows can make ``stone`` a
+    line through ``cell``.
+    """
+    low = cell
+    behind = 0
+    own = 0
+    while behind < k - 1 and (state[low - step] == stone or state[low - step] == 0):
+        low -= step
+        behind += 1
+        own += state[low] == stone
+    ahead = 0
+    while ahead < k - 1 and (
+        state[cell + (ahead + 1) * step] == stone or state[cell + (ahead + 1) * step] == 0
+    ):
+        ahead += 1
+        own += state[cell + ahead * step] == stone
+    return low, behind + ahead + 1, own + (state[cell] == stone)
+
+
+@njit(cache=True, inline="always")
+def _add_threats(
+    state: np.ndarray,
+    cell: int,
+    player: int,
+    stride: int,
+    k: int,
+    threats: np.ndarray,
+    counts: np.ndarray,
+    listed: np.ndarray,
+    partner: np.ndarray,
+    find_fours: bool,
+) -> None:
+    """List what ``player``'s stone on ``cell`` creates: wins, and with ``find_fours`` four points.
+
+    A *win* cell completes k in a row; a *four point* makes two win cells at
+    once along one line (a straight four, or two fours; the cells that
+    answer an open three). Both are found from the k-cell windows through
+    ``cell`` that hold only the player's stones and empty cells: one empty
+    cell left makes it a win; two make each a four point with the other as
+    its partner, and a cell with two different partners a double one. The
+    empty cell of a window is found as the sum of its empty cells' indices.
+    Lists live in ``threats[kind * 2 + player]`` with their counts in
+    ``counts`` (kind 0 wins, 1 four points); ``listed`` holds a bit per list
+    so that a cell is listed once. A win stays one until filled (stones are
+    never removed); four points are checked again when used.
+    """
+    stone = player + 1
+    for step in (1, stride, stride + 1, stride - 1):
+        # _segment, written out: this runs after every stone of a checked playout.
+        low = cell
+        behind = 0
+        own = 1
+        while behind < k - 1:
+            value = state[low - step]
+            if value != stone and value != 0:
+                break
+            own += value == stone
+            low -= step
+            behind += 1
+        high = cell
+        ahead = 0
+        while ahead < k - 1:
+            value = state[high + step]
+            if value != stone and value != 0:
+                break
+            own += value == stone
+            high += step
+            ahead += 1
+        length = behind + ahead + 1
+        # A window needs k - 1 stones for a win, k - 2 for a four point.
+        if length < k or own < (k - 2 if find_fours else k - 1):
+            continue
+        empties = 0
+        empty_sum = 0
+        for i in range(k):
+            if state[low + i * step] == 0:
+                empties += 1
+                empty_sum += low + i * step
+        if find_fours:
+            partner[:length] = -1
+        for start in range(length - k + 1):
+            if start > 0:
+                leaving = low + (start - 1) * step
+                entering = low + (start + k - 1) * step
+                if state[leaving] == 0:
+                    empties -= 1
+                    empty_sum -= leaving
+                if state[entering] == 0:
+                    empties += 1
+                    empty_sum += entering
+            if empties == 1:
+                _list(threats, counts, listed, empty_sum, player)
+            elif empties == 2 and find_fours:
+                first = -1
+                for i in range(start, start + k):
+                    if state[low + i * step] == 0:
+                        if first < 0:
+                            first = i
+                        else:
+                            _pair(partner, first, i)
+                            _pair(partner, i, first)
+        if find_fours:
+            for i in range(length):
+                if partner[i] == _DOUBLE:
+                    _list(threats, counts, listed, low + i * step, 2 + player)
+
+
+_DOUBLE = -2  # a cell with two different partners
+
+
+@njit(cache=True, inline="always")
+def _pair(partner: np.ndarray, position: int, other: int) -> None:
+    """Record that ``position`` would turn ``other`` into a win cell (_DOUBLE once two would)."""
+    if partner[position] == -1:
+        partner[position] = other
+    elif partner[position] != other:
+        partner[position] = _DOUBLE
+
+
+@njit(cache=True, inline="always")
+def _list(
+    threats: np.ndarray, counts: np.ndarray, listed: np.ndarray, cell: int, kind: int
+) -> None:
+    """Append ``cell`` to list ``kind`` unless it is there."""
+    if listed[cell] & (1 << kind) == 0:
+        listed[cell] |= 1 << kind
+        threats[kind, counts[kind]] = cell
+        counts[kind] += 1
+
+
+@njit(cache=True)
+def _makes_two_wins(state: np.ndarray, cell: int, stone: int, stride: int, k: int) -> bool:
+    """Whether ``stone`` on empty ``cell`` would leave two different win cells."""
+    state[cell] = stone
+    found = -1
+    double = False
+    for step in (1, stride, stride + 1, stride - 1):
+        low, length, own = _segment(state, cell, stone, step, k)
+        if own < k - 1:
+            continue
+        for start in range(length - k + 1):
+            empties = 0
+            empty = -1
+            for i in range(start, start + k):
+                if state[low + i * step] == 0:
+                    empties += 1
+                    empty = low + i * step
+            if empties == 1:
+                if found < 0:
+                    found = empty
+                elif empty != found:
+                    double = True
+        if double:
+            break
+    state[cell] = 0
+    return double
+
+
+@njit(cache=True)
+def _move_of(cell: int, width: int) -> int:
+    """The move id of padded ``cell``."""
+    return ((cell - CELLS) // (width + 1) - 1) * width + (cell - CELLS) % (width + 1) - 1
+
+
+@njit(WINNING_MOVE_SIG, cache=True)
+def winning_move(state: np.ndarray) -> int:
+    """A move that wins by force: k in a row at once, or two win cells the opponent cannot meet.
+
+    Two win cells (an open or double four) win when the opponent has no win
+    cell of their own: they can fill one, and the other completes the line
+    (the threat logic of Allis, van den Herik & Huntjens 1996). One sweep of
+    k-cell windows along every line finds them all: a window with k - 1 of
+    the mover's stones and one empty cell holds a win cell; one with k - 2
+    and two empty cells makes each empty cell the other's *partner*, and a
+    cell with two different partners makes two win cells at once.
+    """
+    if state[STATUS] != ONGOING:
+        return -1
+    width = state[WIDTH]
+    stride = width + 1
+    k = state[K]
+    stone = state[TO_MOVE] + 1
+    partner = np.full(state.shape[0], -1, dtype=np.int64)
+    # A window's contents as one sum: own stones count 1, the opponent's
+    # 1 << 8, and each empty cell 1 << 16 plus its index << 24 (to find it).
+    weight = np.zeros(3, dtype=np.int64)
+    weight[stone] = 1
+    weight[3 - stone] = 1 << 8
+    threatened = False
+    for step in (1, stride, stride + 1, stride - 1):
+        for row in range(state[HEIGHT]):
+            first = CELLS + (row + 1) * stride + 1
+            for column in range(width):
+                start = first + column
+                if state[start - step] != BORDER:
+                    continue  # not the first cell of a line along ``step``
+                window = 0
+                length = 0
+                cell = start
+                while state[cell] != BORDER:
+                    window += (
+                        ((1 << 16) + (cell << 24)) if state[cell] == 0 else weight[state[cell]]
+                    )
+                    if length >= k:
+                        leaving = cell - k * step
+                        window -= (
+                            ((1 << 16) + (leaving << 24))
+                            if state[leaving] == 0
+                            else weight[state[leaving]]
+                        )
+                    length += 1
+                    own = window & 255
+                    other = (window >> 8) & 255
+                    if length >= k and other == 0:
+                        if own == k - 1:
+                            return _move_of(window >> 24, width)
+                        if own == k - 2:
+                            pair_first = -1
+                            for i in range(k):
+                                if state[cell - i * step] == 0:
+                                    if pair_first < 0:
+                                        pair_first = cell - i * step
+                                    else:
+                                        _pair(partner, pair_first, cell - i * step)
+                                        _pair(partner, cell - i * step, pair_first)
+                    threatened |= length >= k and own == 0 and other == k - 1
+                    cell += step
+    if threatened:
+        return -1
+    for cell in range(partner.shape[0]):
+        if partner[cell] == _DOUBLE:
+            return _move_of(cell, width)
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _live_threat(
+    state: np.ndarray,
+    threats: np.ndarray,
+    counts: np.ndarray,
+    listed: np.ndarray,
+    kind: int,
+    stride: int,
+    k: int,
+) -> int:
+    """A cell of list ``kind`` that is still a threat, or -1; the others are dropped on the way.
+
+    Win cells only need to be empty; four points are checked again, as the
+    opponent may have blocked their line since.
+    """
+    count = counts[kind]
+    stone = kind % 2 + 1
+    while count > 0:
+        cell = threats[kind, count - 1]
+        if state[cell] == 0 and (kind < 2 or _makes_two_wins(state, cell, stone, stride, k)):
+            break
+        count -= 1
+        listed[cell] &= ~(1 << kind)
+    counts[kind] = count
+    return threats[kind, count - 1] if count > 0 else -1
+
+
+#: Playout levels: random moves; decisive and anti-decisive moves; those and four points.
+RANDOM, DECISIVE, THREATS = 0, 1, 2
+
+
+@njit(cache=True)
+def _playout(state: np.ndarray, rng: np.ndarray, level: int) -> None:
+    """Play to the end with random moves, checked by ``level``.
+
+    DECISIVE plays a win when there is one, else blocks the opponent's
+    (Teytaud & Teytaud 2010). THREATS then makes a four point (an open or
+    double four, which wins) and else takes the opponent's (answering an
+    open three), the first threats of Gomoku tactics (Allis, van den Herik
+    & Huntjens 1996). Threat lists are updated around each new stone, so a
+    checked move costs a few dozen reads rather than a scan of the board.
+    """
+    if state[STATUS] != ONGOING:
+        return
+    width = state[WIDTH]
+    height = state[HEIGHT]
+    k = state[K]
+    stride = width + 1
+    cells = width * height
+    size = state.shape[0]
+    empty = np.empty(cells, dtype=np.int64)
+    where = np.empty(size, dtype=np.int64)  # a cell's index in ``empty``
+    threats = np.empty((4, cells if level > RANDOM else 0), dtype=np.int64)
+    counts = np.zeros(4, dtype=np.int64)
+    listed = np.zeros(size if level > RANDOM else 0, dtype=np.int8)
+    partner = np.empty(2 * k, dtype=np.int64)
+    remaining = 0
+    for row in range(height):
+        first = CELLS + (row + 1) * stride + 1
+        for column in range(width):
+            cell = first + column
+            if state[cell] == 0:
+                empty[remaining] = cell
+                where[cell] = remaining
+                remaining += 1
+                continue
+            if level > RANDOM:
+                _add_threats(
+                    state,
+                    cell,
+                    state[cell] - 1,
+                    stride,
+                    k,
+                    threats,
+                    counts,
+                    listed,
+                    partner,
+                    level == THREATS,
+                )
+    player = state[TO_MOVE]
+    played = 0
+    status = DRAW
+    cell = -1
+    while remaining > 0:
+        won = False
+        cell = -1
+        if level > RANDOM:
+            # Lists are mostly empty: test their counts before calling.
+            if counts[player] > 0:
+                cell = _live_threat(state, threats, counts, listed, player, stride, k)
+                won = cell >= 0
+            for kind in (1 - player, 2 + player, 3 - player):
+                if cell < 0 and counts[kind] > 0 and (kind < 2 or level == THREATS):
+                    cell = _live_threat(state, threats, counts, listed, kind, stride, k)
+        if cell < 0:
+            cell = empty[randint(rng, remaining)]
+        index = where[cell]
+        remaining -= 1
+        empty[index] = empty[remaining]
+        where[empty[index]] = index
+        state[cell] = player + 1
+        played += 1
+        # Checked play completes k exactly when it takes a win cell.
+        if won or (level == RANDOM and _completes_line(state, cell, player + 1, stride, k)):
+            status = player
+            player = 1 - player
+            break
+        if level > RANDOM:
+            _add_threats(
+                state, cell, player, stride, k, threats, counts, listed, partner, level == THREATS
+            )
+        player = 1 - player
+    state[LAST] = _move_of(cell, width)
+    state[PLY] += played
+    state[TO_MOVE] = player
+    state[STATUS] = status
+
+
+@njit(ROLLOUT_SIG, cache=True)
+def decisive_rollout(state: np.ndarray, rng: np.ndarray) -> None:
+    """Random moves, but a win is taken and the opponent's is blocked (Teytaud & Teytaud 2010)."""
+    _playout(state, rng, DECISIVE)
+
+
+@njit(ROLLOUT_SIG, cache=True)
+def threat_rollout(state: np.ndarray, rng: np.ndarray) -> None:
+    """Decisive playout that also makes and answers open fours (see :func:`_playout`)."""
+    _playout(state, rng, THREATS)
+
+
+KERNEL = Kernel(
+    legal_moves,
+    apply,
+    is_terminal,
+    returns,
+    current_player,
+    rollout,
+    winning_move=winning_move,
+    playouts={"decisive": decisive_rollout, "threats": threat_rollout},
+    candidate_moves=candidate_moves,
+)
 _SYMBOLS = ".XO"
 
 

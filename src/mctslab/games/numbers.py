@@ -110,9 +110,9 @@ class NumbersState(State):
     def value(self) -> int:
         return int(self._data[VALUE])
 
-    def position_key(self) -> bytes:
+    def position_words(self) -> np.ndarray:
         """The parameters, turn and value; the history of choices is left out."""
-        return self._data[: CHOICES + len(self._multipliers())].tobytes()
+        return np.arange(CHOICES + len(self._multipliers()))
 
     def _multipliers(self) -> tuple[int, ...]:
         count = int(self._data[NUM_MOVES])

@@ -24,6 +24,7 @@ from mctslab._jit import (
     LEGAL_MOVES_SIG,
     RETURNS_SIG,
     ROLLOUT_SIG,
+    WINNING_MOVE_SIG,
     randint,
 )
 from mctslab.games._base import GameSpec, Kernel, State
@@ -247,7 +248,39 @@ def rollout(state: np.ndarray, rng: np.ndarray) -> None:
         apply(state, _lowest_square(moves))
 
 
-KERNEL = Kernel(legal_moves, apply, is_terminal, returns, current_player, rollout)
+@njit(WINNING_MOVE_SIG, cache=True)
+def winning_move(state: np.ndarray) -> int:
+    """A placement after which neither side can place a disc and the mover has more discs.
+
+    A pass never ends the game (it is only legal when the opponent can
+    place). Othello offers no decisive playout: such moves are rare before
+    the last empties, and testing every move of a playout for one would
+    cost several times the playout itself.
+    """
+    if state[STATUS] != ONGOING:
+        return -1
+    player = state[TO_MOVE]
+    own = np.uint64(state[DISCS + player])
+    opp = np.uint64(state[DISCS + 1 - player])
+    moves = np.uint64(state[MOBILITY])
+    while moves != _ZERO:
+        bit = moves & (~moves + _ONE)
+        moves ^= bit
+        flipped = _flips(own, opp, bit)
+        after_own = own | bit | flipped
+        after_opp = opp & ~flipped
+        if (
+            _popcount(after_own) > _popcount(after_opp)
+            and _mobility(after_opp, after_own) == _ZERO
+            and _mobility(after_own, after_opp) == _ZERO
+        ):
+            return _lowest_square(bit)
+    return -1
+
+
+KERNEL = Kernel(
+    legal_moves, apply, is_terminal, returns, current_player, rollout, winning_move=winning_move
+)
 _SYMBOLS = "XO"
 
 

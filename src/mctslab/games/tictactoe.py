@@ -12,6 +12,7 @@ from mctslab._jit import (
     LEGAL_MOVES_SIG,
     RETURNS_SIG,
     ROLLOUT_SIG,
+    WINNING_MOVE_SIG,
     randint,
 )
 from mctslab.games._base import GameSpec, Kernel, State
@@ -87,7 +88,54 @@ def rollout(state: np.ndarray, rng: np.ndarray) -> None:
         apply(state, moves[randint(rng, count)])
 
 
-KERNEL = Kernel(legal_moves, apply, is_terminal, returns, current_player, rollout)
+@njit(cache=True)
+def _completing_cell(state: np.ndarray, stone: int) -> int:
+    """An empty cell that gives ``stone`` three in a row, or -1."""
+    for line in range(8):
+        own = 0
+        empty = -1
+        for i in range(3):
+            cell = _LINES[line, i]
+            if state[CELLS + cell] == stone:
+                own += 1
+            elif state[CELLS + cell] == 0:
+                empty = cell
+        if own == 2 and empty >= 0:
+            return empty
+    return -1
+
+
+@njit(WINNING_MOVE_SIG, cache=True)
+def winning_move(state: np.ndarray) -> int:
+    if state[STATUS] != ONGOING:
+        return -1
+    return _completing_cell(state, state[TO_MOVE] + 1)
+
+
+@njit(ROLLOUT_SIG, cache=True)
+def decisive_rollout(state: np.ndarray, rng: np.ndarray) -> None:
+    """Random moves, but a win is taken and the opponent's is blocked (Teytaud & Teytaud 2010)."""
+    moves = np.empty(9, dtype=np.int64)
+    while state[STATUS] == ONGOING:
+        player = state[TO_MOVE]
+        move = _completing_cell(state, player + 1)
+        if move < 0:
+            move = _completing_cell(state, 2 - player)
+        if move < 0:
+            move = moves[randint(rng, legal_moves(state, moves))]
+        apply(state, move)
+
+
+KERNEL = Kernel(
+    legal_moves,
+    apply,
+    is_terminal,
+    returns,
+    current_player,
+    rollout,
+    winning_move=winning_move,
+    playouts={"decisive": decisive_rollout},
+)
 _SYMBOLS = ".XO"
 
 
