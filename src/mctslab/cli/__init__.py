@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from mctslab.cli import analyze, arena, brain, countdown, gtp, nboard, numbers, play, serve
+from mctslab.cli import analyze, arena, bench, brain, countdown, gtp, nboard, numbers, play, serve
 
 app = typer.Typer(
     name="mctslab",
@@ -22,6 +22,7 @@ app.command()(nboard.nboard)
 app.command()(gtp.gtp)
 app.command()(arena.arena)
 app.command()(serve.serve)
+app.command()(bench.bench)
 
 
 def main() -> None:

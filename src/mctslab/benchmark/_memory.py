@@ -1,0 +1,97 @@
+"""Peak memory of a compiled search under ``Budget(memory_mb=M)``, measured in a fresh process.
+
+A fresh process, so that nothing else the benchmark did lingers in its
+resident set. It loads the engine and runs a tiny search first (code, small
+buffers), then resets the kernel's peak-RSS mark (``5`` into
+``/proc/self/clear_refs``, Linux >= 4.0) and reads ``VmHWM`` before and after
+the measured search: the growth is what that search added at its peak.
+Without that file (not Linux), it falls back to ``getrusage``'s peak, which
+can only under-report the growth.
+
+The search runs with the benchmark's plain settings (those of its peers) or
+with the engine's default ones, whose transposition table also grows with
+the tree. Run as ``python -m mctslab.benchmark._memory GAME MEMORY_MB SEED
+SETTINGS`` (``plain`` or ``default``); prints JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+_STATUS = Path("/proc/self/status")
+_CLEAR_REFS = Path("/proc/self/clear_refs")
+_KIB = 1024.0
+#: The settings a memory measurement can search with.
+SETTINGS = ("plain", "default")
+#: A search that has not filled its budget by then stops (its tree stopped growing).
+TIME_LIMIT = 60.0
+
+
+def measure(game: str, memory_mb: float, seed: int, settings: str) -> dict[str, Any]:
+    """Run the measurement in a fresh interpreter and return what it found."""
+    completed = subprocess.run(
+        [sys.executable, "-m", __name__, game, repr(memory_mb), str(seed), settings],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(f"The memory measurement failed:\n{completed.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(completed.stdout)
+    return result
+
+
+def _peak_growth(game: str, memory_mb: float, seed: int, settings: str) -> dict[str, Any]:
+    from mctslab.benchmark._games import GAMES
+    from mctslab.benchmark._measure import plain_config
+    from mctslab.core.config import Budget, SearchConfig
+    from mctslab.fast import FastMCTS, warm_up
+
+    config = plain_config(seed) if settings == "plain" else SearchConfig(seed=seed)
+    warm_up()
+    state = GAMES[game].start()
+    FastMCTS(replace(config, reuse_tree=False)).search(state, Budget(iterations=100))
+    reset = _reset_peak()
+    before = _peak_kib()
+    result = FastMCTS(config).search(state, Budget(memory_mb=memory_mb, seconds=TIME_LIMIT))
+    growth_mb = (_peak_kib() - before) / _KIB
+    return {
+        "settings": settings,
+        "budget_mb": memory_mb,
+        "peak_rss_growth_mb": growth_mb,
+        "ratio": growth_mb / memory_mb,
+        "stopped_by": result.stopped_by,
+        "nodes": result.nodes,
+        "simulations": result.simulations,
+        "method": "VmHWM after clear_refs" if reset else "getrusage peak",
+    }
+
+
+def _reset_peak() -> bool:
+    """Reset the process's peak RSS to its current RSS; False where the system cannot."""
+    try:
+        _CLEAR_REFS.write_text("5")
+    except OSError:
+        return False
+    return _STATUS.exists()
+
+
+def _peak_kib() -> float:
+    """The process's peak resident set size in KiB."""
+    if _STATUS.exists():
+        for line in _STATUS.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return float(line.split()[1])
+    peak = float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    return peak / _KIB if sys.platform == "darwin" else peak  # bytes on macOS, KiB elsewhere
+
+
+if __name__ == "__main__":
+    game, memory_mb, seed, settings = sys.argv[1:]
+    print(json.dumps(_peak_growth(game, float(memory_mb), int(seed), settings)))

@@ -1,0 +1,67 @@
+"""`mctslab bench`: the speed benchmark (see :mod:`mctslab.benchmark`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mctslab.cli import _options as opt
+
+_GAME_KEYS = "tictactoe, connect4, othello, gomoku15, gomoku8"
+_PART_NAMES = "speed, profile, workers, memory, startup"
+
+
+def bench(
+    games: Annotated[
+        list[str] | None,
+        typer.Option(help=f"Games to measure, comma-separated or repeated: {_GAME_KEYS} (all)."),
+    ] = None,
+    repeats: Annotated[int, typer.Option(help="Runs per figure; figures are medians.")] = 5,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Small counts: a smoke test, not a measurement.")
+    ] = False,
+    parts: Annotated[
+        list[str] | None,
+        typer.Option(help=f"What to measure, comma-separated or repeated: {_PART_NAMES} (all)."),
+    ] = None,
+    as_json: opt.Json = False,
+    out: Annotated[
+        Path | None, typer.Option(help="Also write the results as Markdown to this file.")
+    ] = None,
+) -> None:
+    """Measure the engines' speed against OpenSpiel and the naive baseline, and check the goals."""
+    # Imported here: the benchmark loads OpenSpiel and compiles its own code, which
+    # no other command should pay for.
+    from mctslab.benchmark import Options, markdown, rich_tables, run
+
+    try:
+        options = Options(
+            **({"games": _split(games)} if games else {}),
+            **({"parts": _split(parts)} if parts else {}),
+            repeats=repeats,
+            quick=quick,
+        )
+    except ValueError as error:
+        opt.fail(str(error))
+    command = " ".join(
+        ["mctslab", "bench", *options.arguments()]
+        + (["--out", str(out)] if out is not None else [])
+        + (["--json"] if as_json else [])
+    )
+    with opt.error_console.status("benchmark starting...") as status:
+        report = run(options, lambda message: status.update(message))
+    report["command"] = command
+    if out is not None:
+        out.write_text(markdown(report, command))
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        for table in rich_tables(report):
+            opt.console.print(table)
+
+
+def _split(values: list[str]) -> tuple[str, ...]:
+    return tuple(item.strip() for value in values for item in value.split(",") if item.strip())

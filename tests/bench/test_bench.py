@@ -1,0 +1,179 @@
+"""`mctslab bench`: the report's structure on quick runs (speed belongs in benchmarks/)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from mctslab.benchmark import GAMES, Options, goals, markdown
+from mctslab.benchmark import _measure as measure
+from mctslab.benchmark._startup import cold_and_warm
+from mctslab.cli import app
+
+runner = CliRunner()
+ENGINES = {"compiled", "python", "openspiel_cpp", "openspiel_python"}
+
+
+def bench(*args: str) -> dict[str, Any]:
+    result = runner.invoke(app, ["bench", "--quick", "--repeats", "1", "--json", *args])
+    assert result.exit_code == 0, result.output
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report
+
+
+def positive(value: Any) -> bool:
+    return isinstance(value, int | float) and value > 0
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One quick run of every part but the start-up (a cold start compiles for seconds)."""
+    pytest.importorskip("pyspiel")
+    out = tmp_path_factory.mktemp("bench") / "results.md"
+    found = bench(
+        "--games", "tictactoe", "--parts", "speed,profile,workers,memory", "--out", str(out)
+    )
+    found["markdown"] = out.read_text()
+    return found
+
+
+def test_speed_rows_cover_both_positions_with_every_engine(report: dict[str, Any]) -> None:
+    rows = report["speed"]
+    assert [(r["game"], r["position"]) for r in rows] == [
+        ("tictactoe", "start"),
+        ("tictactoe", "midgame"),
+    ]
+    assert rows[1]["moves"] == GAMES["tictactoe"].midgame
+    for row in rows:
+        assert set(row["engines"]) == ENGINES  # no naive baseline outside gomoku
+        for engine in row["engines"].values():
+            assert positive(engine["simulations"]) and positive(engine["per_second"])
+            assert len(engine["runs"]) == 1
+        assert positive(row["raw_playouts"]["per_second"])
+        ratios = row["ratios"]
+        assert ratios["compiled_vs_naive"] is None
+        for name in ("compiled_vs_openspiel_cpp", "python_vs_openspiel_python", "compiled_vs_raw"):
+            assert positive(ratios[name])
+        tree = row["tree"]
+        assert tree["slots_per_node"] >= 1.0
+        assert tree["bytes_per_node"] >= tree["bytes_per_slot"] > 0
+
+
+def test_profile_workers_memory_and_machine(report: dict[str, Any]) -> None:
+    for row in report["profile"]:
+        steps = row["microseconds_per_simulation"]
+        assert set(steps) == {"total", "rollout", "legal_moves", "apply", "rest"}
+        assert positive(steps["total"])
+        assert sum(steps.values()) == pytest.approx(2 * steps["total"])
+    (workers,) = report["workers"]
+    assert positive(workers["workers"]["1"]["per_second"]) and positive(workers["ratio"])
+    plain, default = report["memory"]
+    assert (plain["settings"], default["settings"]) == ("plain", "default")
+    for memory in (plain, default):
+        assert memory["budget_mb"] == 1.0 and positive(memory["peak_rss_growth_mb"])
+    assert plain["stopped_by"] == ["memory"]  # the solver may end the default search earlier
+    machine = report["machine"]
+    assert machine["cores"] >= 1 and machine["numba"] and machine["python"]
+    assert report["command"].startswith("mctslab bench --games tictactoe --parts ")
+
+
+def test_goals_and_markdown_name_every_measured_goal(report: dict[str, Any]) -> None:
+    found = goals(report)
+    assert {g.goal for g in found} == {
+        "compiled vs OpenSpiel C++ MCTSBot",
+        "generic engine vs OpenSpiel Python MCTSBot",
+        "tree overhead: compiled sims/s vs raw playouts/s",
+        "tree memory per node",
+        "2 workers vs 1 worker",
+        "peak RSS growth vs memory budget",
+    }
+    assert all(g.met is not None for g in found)
+    text = report["markdown"]
+    for heading in ("Machine and versions", "Compiled engine vs", "Goals", "Memory budget"):
+        assert f"## {heading}" in text
+    assert "b2 a1 c3 a3" in text and report["command"] in text
+
+
+def test_without_openspiel_its_columns_are_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(measure, "openspiel_available", lambda: False)
+    found = bench("--games", "gomoku8", "--parts", "speed")
+    for row in found["speed"]:
+        assert set(row["engines"]) == {"compiled", "python", "naive"}
+        assert row["ratios"]["compiled_vs_openspiel_cpp"] is None
+        assert positive(row["ratios"]["compiled_vs_naive"])
+    missing = [g for g in goals(found) if g.met is None]
+    assert {g.goal for g in missing} == {"generic engine vs OpenSpiel Python MCTSBot"}
+    assert "| - |" in markdown(found, found["command"])
+
+
+def test_goal_verdicts_follow_the_targets() -> None:
+    row = {
+        "game": "connect4",
+        "title": "Connect Four",
+        "position": "start",
+        "ratios": {
+            "compiled_vs_openspiel_cpp": 5.0,
+            "compiled_vs_naive": None,
+            "python_vs_openspiel_python": 0.9,
+            "compiled_vs_raw": 0.69,
+        },
+        "tree": {"bytes_per_node": 32.0},
+    }
+    memory = {
+        "title": "Connect Four",
+        "settings": "plain",
+        "budget_mb": 8.0,
+        "peak_rss_growth_mb": 8.9,
+        "ratio": 1.11,
+        "stopped_by": ["memory"],
+    }
+    workers = {"title": "Connect Four", "ratio": 1.8}
+    verdicts = {
+        g.goal: g.met for g in goals({"speed": [row], "memory": [memory], "workers": [workers]})
+    }
+    assert verdicts == {
+        "compiled vs OpenSpiel C++ MCTSBot": True,  # >= 5x
+        "generic engine vs OpenSpiel Python MCTSBot": False,
+        "tree overhead: compiled sims/s vs raw playouts/s": False,  # < 70%
+        "tree memory per node": True,  # <= 32 bytes
+        "peak RSS growth vs memory budget": False,  # 11% over
+        "2 workers vs 1 worker": True,  # >= 1.8x
+    }
+
+
+def test_startup_times_a_cold_and_a_warm_run() -> None:
+    cold, warm = cold_and_warm([sys.executable, "-c", "pass"])
+    assert cold > 0 and warm > 0
+    with pytest.raises(RuntimeError, match="exited with status 3"):
+        cold_and_warm([sys.executable, "-c", "raise SystemExit(3)"])
+
+
+def test_bad_options_are_refused() -> None:
+    result = runner.invoke(app, ["bench", "--games", "chess"])
+    assert result.exit_code == 2
+    assert "The 'games' parameter of the benchmark must be one of" in result.output
+    with pytest.raises(ValueError, match="'repeats' parameter"):
+        Options(repeats=0)
+
+
+def test_counts_shrink_for_quick_runs() -> None:
+    quick = GAMES["gomoku15"].counts.quick()
+    assert quick.compiled == GAMES["gomoku15"].counts.compiled // 100
+    assert quick.naive == 20 and quick.memory_mb == 1.0
+    assert GAMES["tictactoe"].counts.quick().naive == 0
+
+
+def test_markdown_file_is_written(tmp_path: Path) -> None:
+    out = tmp_path / "r.md"
+    result = runner.invoke(
+        app, ["bench", "--quick", "--repeats", "1", "--games", "tictactoe", "--parts", "speed",
+              "--out", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "simulations per second" in result.output  # the rich tables
+    assert out.read_text().startswith("# mctslab benchmark results")
