@@ -101,6 +101,22 @@ def mcts_player(
     engine: str, config: SearchConfig, search_budget: Budget, workers: int
 ) -> MCTSPlayer:
     try:
-        return MCTSPlayer(engine, config, search_budget, workers=workers)
+        player = MCTSPlayer(engine, config, search_budget, workers=workers)
     except ValueError as error:
         fail(str(error))
+    if engine == "compiled":
+        compile_engine()
+    return player
+
+
+def compile_engine() -> None:
+    """Load the compiled engine; the first time, say that it compiles (cached on disk after)."""
+    from mctslab import fast
+
+    if fast.is_warm():
+        return
+    message = "Compiling the search engine (first run only, cached after)..."
+    if not error_console.is_terminal:
+        error_console.print(message)
+    with error_console.status(message):
+        fast.warm_up()

@@ -166,11 +166,7 @@ def _warm_up(match: Match) -> None:
     specs = [spec for _, spec in match.points()] + [match.players[1]]
     if not (any(map(_uses_compiled, specs)) or match.openings.identity()["kind"] == "random"):
         return
-    from mctslab import fast
-
-    if not fast.is_warm():
-        with opt.error_console.status("Compiling the search engine (first run only)..."):
-            fast.warm_up()
+    opt.compile_engine()
 
 
 def _backend(workers: int | None, ray: str | None) -> Backend:

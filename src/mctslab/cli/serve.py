@@ -30,11 +30,7 @@ def serve(
     except ValueError as error:
         opt.fail(str(error))
     if engine == "compiled":
-        from mctslab import fast
-
-        if not fast.is_warm():
-            with opt.console.status("Compiling the search engine (first run only)..."):
-                fast.warm_up()
+        opt.compile_engine()
     url = f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0', '::') else host}:{port}/"
     opt.console.print(f"mctslab board at {url}  (Ctrl-C to stop)")
     if open_browser:
