@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,31 @@ def test_play_human_wins_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     )  # fmt: skip
     assert code == 0, output
     assert "X (you) wins (three in a row)" in output
+
+
+def test_play_against_another_player() -> None:
+    # mctslab's AI (X, first) against a random mover: the record names both sides.
+    code, output = run(
+        "play", "tictactoe", "--ai-vs-ai", "--opponent", "random", "--iterations", "2000",
+        "--engine", "python", "--seed", "4",
+    )  # fmt: skip
+    assert code == 0, output
+    assert "random plays" in output and "AI (X) plays" in output
+    assert "AI (O) plays" not in output
+    assert "Result:" in output and "O wins" not in output  # a random mover never beats it here
+
+
+def test_play_against_an_external_engine_over_a_pipe() -> None:
+    gtp = f"{sys.executable} -m mctslab gtp tictactoe --engine python --iterations 300 --seed 2"
+    code, output = run(
+        "play", "tictactoe", "--ai-vs-ai", "--opponent", f"engine:gtp={gtp}",
+        "--iterations", "2000", "--engine", "python", "--seed", "4",
+    )  # fmt: skip
+    assert code == 0, output
+    assert "AI (X) plays" in output and "Result:" in output
+    assert output.count(" plays ") >= 5
+
+
+def test_bad_opponent_is_a_clear_error() -> None:
+    code, output = run("play", "tictactoe", "--opponent", "wizard")
+    assert code == 2 and "--opponent:" in output

@@ -16,6 +16,7 @@ from mctslab.cli import _records
 from mctslab.cli._thinking import Thinking
 from mctslab.core.config import Budget
 from mctslab.games import State
+from mctslab.players.base import Player
 from mctslab.players.mcts import MCTSPlayer
 from mctslab.records import result_tag
 
@@ -56,6 +57,14 @@ def play(
     seconds: Annotated[
         float | None, typer.Option(help="Thinking time per AI move (default 1 s).")
     ] = None,
+    opponent: Annotated[
+        str | None,
+        typer.Option(
+            help="Let another player take the AI's side, in the arena's player syntax: "
+            'e.g. "engine:gomocup=./pbrain", "engine:gtp=CMD", "openspiel:seconds=1", '
+            '"random" (with --ai-vs-ai it plays second, against the MCTS AI).'
+        ),
+    ] = None,
     engine: opt.Engine = "compiled",
     workers: opt.Workers = 1,
     seed: opt.Seed = None,
@@ -82,13 +91,28 @@ def play(
         workers,
     )
     human = None if ai_vs_ai else (1 if ai_first else 0)
-    session = _Game(state, ai, human)
+    other = _opponent(opponent, seed)
+    session = _Game(state, ai, human, other)
     try:
         session.run()
     finally:
         ai.close()
+        if other is not None:
+            other.close()
         if save is not None:
             _records.write(save, initial, prefix + session.history, session.tags())
+
+
+def _opponent(spec: str | None, seed: int | None) -> Player | None:
+    """The player given by ``--opponent``, or None for mctslab's own AI."""
+    if spec is None:
+        return None
+    from mctslab.arena.spec import parse_player
+
+    try:
+        return parse_player(spec).build(seed)
+    except (ValueError, OSError) as error:
+        opt.fail(f"--opponent: {error}")
 
 
 def _has_terminal() -> bool:
@@ -98,11 +122,16 @@ def _has_terminal() -> bool:
 class _Game:
     """One game in the terminal: the position, the moves so far, and whose side is whose."""
 
-    def __init__(self, state: State, ai: MCTSPlayer, human: int | None) -> None:
+    def __init__(
+        self, state: State, ai: MCTSPlayer, human: int | None, opponent: Player | None
+    ) -> None:
         self.start = state.clone()
         self.state = state
         self.ai = ai
         self.human = human
+        self.opponent = opponent
+        #: The side the opponent plays: the AI's, or second in AI-against-AI games.
+        self.opponent_side = 1 if human is None else 1 - human
         self.history: list[int] = []
         self.ai_seconds = 0.0
         self.ai_moves = 0
@@ -114,6 +143,7 @@ class _Game:
                 f"You play {names[self.human]}, the AI plays {names[1 - self.human]}. "
                 + HELP.format(notation=self.state.notation_help())
             )
+        self._restart_opponent()
         while not self.state.is_terminal():
             self._show()
             if self.state.current_player == self.human:
@@ -126,12 +156,26 @@ class _Game:
             self.state.apply(move)
             self.history.append(move)
             self.ai.observe(move)
+            if self.opponent is not None:
+                self.opponent.observe(move)
         self._summary()
+
+    def _ai_name(self, player: int) -> str:
+        if self.opponent is not None and player == self.opponent_side:
+            return self.opponent.name
+        return self.ai.name
+
+    def _restart_opponent(self) -> None:
+        """Tell the opponent (an external engine keeps its own board) the game so far."""
+        if self.opponent is not None:
+            self.opponent.start(self.start)
+            for move in self.history:
+                self.opponent.observe(move)
 
     def tags(self) -> dict[str, str]:
         """Record tags: who played each side (by the game's player names) and the result."""
         tags = {
-            re.sub(r"\W", "", name): "you" if player == self.human else self.ai.name
+            re.sub(r"\W", "", name): "you" if player == self.human else self._ai_name(player)
             for player, name in enumerate(self.state.spec.player_names)
         }
         tags["Result"] = result_tag(self.state)
@@ -149,6 +193,12 @@ class _Game:
     def _think(self) -> int:
         name = f"AI ({self.state.spec.player_names[self.state.current_player]})"
         began = time.perf_counter()
+        if self.opponent is not None and self.state.current_player == self.opponent_side:
+            move = self.opponent.choose(self.state)
+            self.ai_seconds += time.perf_counter() - began
+            self.ai_moves += 1
+            opt.console.print(f"{self.opponent.name} plays {self.state.move_to_str(move)}")
+            return move
         with Thinking(opt.console, name) as thinking:
             result = self.ai.analyse(self.state, progress=thinking)
         self.ai_seconds += time.perf_counter() - began
@@ -201,6 +251,7 @@ class _Game:
         self.history = kept
         self.state = self._replay(kept)
         self.ai.reset()
+        self._restart_opponent()
         self._show()
 
     def _replay(self, moves: list[int]) -> State:
