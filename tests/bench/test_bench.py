@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from mctslab.benchmark import GAMES, Options, goals, markdown
+from mctslab.benchmark import GAMES, Options, _run, goals, markdown
 from mctslab.benchmark import _measure as measure
 from mctslab.benchmark._startup import cold_and_warm
 from mctslab.cli import app
@@ -79,6 +79,8 @@ def test_profile_workers_memory_and_machine(report: dict[str, Any]) -> None:
     assert plain["stopped_by"] == ["memory"]  # the solver may end the default search earlier
     machine = report["machine"]
     assert machine["cores"] >= 1 and machine["numba"] and machine["python"]
+    assert set(report["load"]) == {"speed", "profile", "workers", "memory"}
+    assert report["errors"] == {}
     assert report["command"].startswith("mctslab bench --games tictactoe --parts ")
 
 
@@ -97,6 +99,7 @@ def test_goals_and_markdown_name_every_measured_goal(report: dict[str, Any]) -> 
     for heading in ("Machine and versions", "Compiled engine vs", "Goals", "Memory budget"):
         assert f"## {heading}" in text
     assert "b2 a1 c3 a3" in text and report["command"] in text
+    assert f"growth of its peak RSS ({report['memory'][0]['method']})" in text
 
 
 def test_without_openspiel_its_columns_are_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -151,6 +154,22 @@ def test_startup_times_a_cold_and_a_warm_run() -> None:
     assert cold > 0 and warm > 0
     with pytest.raises(RuntimeError, match="exited with status 3"):
         cold_and_warm([sys.executable, "-c", "raise SystemExit(3)"])
+
+
+def test_a_failing_part_is_reported_and_the_others_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken() -> tuple[float, float]:
+        raise RuntimeError("mctslab analyze exited with status 1")
+
+    monkeypatch.setattr(_run, "cold_and_warm", broken)
+    result = runner.invoke(
+        app, ["bench", "--quick", "--repeats", "1", "--games", "tictactoe",
+              "--parts", "speed,startup", "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert report["errors"] == {"startup": "RuntimeError: mctslab analyze exited with status 1"}
+    assert "startup" not in report and len(report["speed"]) == 2
+    assert "the startup measurement failed" in result.stderr
 
 
 def test_bad_options_are_refused() -> None:

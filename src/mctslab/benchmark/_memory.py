@@ -10,8 +10,10 @@ can only under-report the growth.
 
 The search runs with the benchmark's plain settings (those of its peers) or
 with the engine's default ones, whose transposition table also grows with
-the tree. Run as ``python -m mctslab.benchmark._memory GAME MEMORY_MB SEED
-SETTINGS`` (``plain`` or ``default``); prints JSON.
+the tree. A search that has not filled its budget after ``seconds`` stops
+(some trees stop growing: tic-tac-toe's has few positions). Run as
+``python -m mctslab.benchmark._memory GAME MEMORY_MB SECONDS SEED SETTINGS``
+(``plain`` or ``default``); prints JSON.
 """
 
 from __future__ import annotations
@@ -29,14 +31,14 @@ _CLEAR_REFS = Path("/proc/self/clear_refs")
 _KIB = 1024.0
 #: The settings a memory measurement can search with.
 SETTINGS = ("plain", "default")
-#: A search that has not filled its budget by then stops (its tree stopped growing).
-TIME_LIMIT = 60.0
 
 
-def measure(game: str, memory_mb: float, seed: int, settings: str) -> dict[str, Any]:
+def measure(
+    game: str, memory_mb: float, seconds: float, seed: int, settings: str
+) -> dict[str, Any]:
     """Run the measurement in a fresh interpreter and return what it found."""
     completed = subprocess.run(
-        [sys.executable, "-m", __name__, game, repr(memory_mb), str(seed), settings],
+        [sys.executable, "-m", __name__, game, repr(memory_mb), repr(seconds), str(seed), settings],
         capture_output=True,
         text=True,
         check=False,
@@ -47,7 +49,9 @@ def measure(game: str, memory_mb: float, seed: int, settings: str) -> dict[str, 
     return result
 
 
-def _peak_growth(game: str, memory_mb: float, seed: int, settings: str) -> dict[str, Any]:
+def _peak_growth(
+    game: str, memory_mb: float, seconds: float, seed: int, settings: str
+) -> dict[str, Any]:
     from mctslab.benchmark._games import GAMES
     from mctslab.benchmark._measure import plain_config
     from mctslab.core.config import Budget, SearchConfig
@@ -59,7 +63,7 @@ def _peak_growth(game: str, memory_mb: float, seed: int, settings: str) -> dict[
     FastMCTS(replace(config, reuse_tree=False)).search(state, Budget(iterations=100))
     reset = _reset_peak()
     before = _peak_kib()
-    result = FastMCTS(config).search(state, Budget(memory_mb=memory_mb, seconds=TIME_LIMIT))
+    result = FastMCTS(config).search(state, Budget(memory_mb=memory_mb, seconds=seconds))
     growth_mb = (_peak_kib() - before) / _KIB
     return {
         "settings": settings,
@@ -93,5 +97,5 @@ def _peak_kib() -> float:
 
 
 if __name__ == "__main__":
-    game, memory_mb, seed, settings = sys.argv[1:]
-    print(json.dumps(_peak_growth(game, float(memory_mb), int(seed), settings)))
+    game, memory_mb, seconds, seed, settings = sys.argv[1:]
+    print(json.dumps(_peak_growth(game, float(memory_mb), float(seconds), int(seed), settings)))

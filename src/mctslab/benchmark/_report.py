@@ -12,8 +12,6 @@ from typing import Any
 
 from rich.table import Table
 
-from mctslab.benchmark._memory import TIME_LIMIT
-
 #: Compiled engine over OpenSpiel's C++ MCTSBot, simulations per second, per game.
 OPENSPIEL_SPEEDUP = {"tictactoe": 3.0, "connect4": 5.0, "gomoku15": 10.0, "othello": 20.0}
 #: Compiled engine over the naive Gomoku baseline.
@@ -243,9 +241,10 @@ def tables(report: dict[str, Any]) -> list[TableData]:
                     for row in report["memory"]
                 ],
                 "A compiled search from the start position with Budget(memory_mb=M) (and a "
-                f"{TIME_LIMIT:g} s limit), in a fresh process, with the plain settings of the "
-                "speed tables or the engine's defaults (solver, decisive playouts, candidates, "
-                f"transpositions); growth of its peak RSS ({_memory_method(report)}).",
+                f"{_memory_seconds(report)} s limit), in a fresh process, with the plain "
+                "settings of the speed tables or the engine's defaults (solver, decisive "
+                "playouts, candidates, transpositions); growth of its peak RSS "
+                f"({_memory_method(report)}).",
             )
         )
     if "startup" in report:
@@ -325,6 +324,10 @@ def _profile_row(row: dict[str, Any]) -> tuple[str, ...]:
     )
 
 
+def _memory_seconds(report: dict[str, Any]) -> str:
+    return ", ".join(sorted({f"{row['seconds']:g}" for row in report["memory"]}))
+
+
 def _memory_method(report: dict[str, Any]) -> str:
     methods = {row["method"] for row in report["memory"]}
     return ", ".join(sorted(methods))
@@ -367,6 +370,8 @@ def markdown(report: dict[str, Any], command: str) -> str:
     lines = ["# mctslab benchmark results", ""]
     lines += _machine_lines(report, command)
     lines += _settings_lines(report)
+    for part, error in report.get("errors", {}).items():
+        lines += [f"**The {part} measurement failed:** `{error}`", ""]
     for data in tables(report):
         lines += [f"## {data.title}", ""]
         if data.note:
@@ -377,23 +382,26 @@ def markdown(report: dict[str, Any], command: str) -> str:
 
 def _machine_lines(report: dict[str, Any], command: str) -> list[str]:
     machine = report["machine"]
-
-    def load(key: str) -> str:
-        values = machine.get(key)
-        return " / ".join(f"{v:.2f}" for v in values) if values else "unknown"
-
     return [
         "## Machine and versions",
         "",
         f"- Command: `{command}`",
         f"- CPU: {machine['cpu']}, {machine['cores']} cores ({machine['platform']})",
-        f"- Load average (1 / 5 / 15 min) before: {load('loadavg_before')}; "
-        f"after: {load('loadavg_after')}",
+        f"- Load average (1 / 5 / 15 min) before: {_load(machine.get('loadavg_before'))}; "
+        + "".join(
+            f"at the start of {part}: {_load(values)}; "
+            for part, values in report.get("load", {}).items()
+        )
+        + f"after: {_load(machine.get('loadavg_after'))}",
         f"- Python {machine['python']}, numba {machine['numba']}, numpy {machine['numpy']}, "
         f"open-spiel {machine['open_spiel'] or 'not installed'}, "
         f"mctslab {machine['mctslab']} (commit {machine['commit'] or 'unknown'})",
         "",
     ]
+
+
+def _load(values: list[float] | None) -> str:
+    return " / ".join(f"{v:.2f}" for v in values) if values else "unknown"
 
 
 def _settings_lines(report: dict[str, Any]) -> list[str]:

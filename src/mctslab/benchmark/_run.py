@@ -32,6 +32,8 @@ PARTS = ("speed", "profile", "workers", "memory", "startup")
 BASE_SEED = 1
 #: Search time of each worker timing, in seconds (``--quick``: a tenth).
 WORKER_SECONDS = 1.0
+#: Time limit of a memory-budget search that does not fill its budget (``--quick``: a tenth).
+MEMORY_SECONDS = 20.0
 #: The profile times its variants at this fraction of the compiled engine's count.
 PROFILE_FRACTION = 4
 #: Simulations of the untimed first search of each engine (compiles, loads, starts).
@@ -72,7 +74,11 @@ class Options:
 
 
 def run(options: Options, log: Log | None = None) -> dict[str, Any]:
-    """Measure everything ``options`` asks for; the report as JSON-ready data."""
+    """Measure everything ``options`` asks for; the report as JSON-ready data.
+
+    A part that raises is left out, its error kept under ``"errors"``; the
+    load averages at the start of each part are kept under ``"load"``.
+    """
     say = log or (lambda message: None)
     games = options.bench_games()
     report: dict[str, Any] = {
@@ -89,23 +95,33 @@ def run(options: Options, log: Log | None = None) -> dict[str, Any]:
     }
     warm_up()
     repeats = options.repeats
-    if "speed" in options.parts:
-        report["speed"] = [
+    scale = 0.1 if options.quick else 1.0
+    measurements: dict[str, Callable[[], Any]] = {
+        "speed": lambda: [
             _speed(game, position, repeats, say) for game in games for position in game.positions
-        ]
-    if "profile" in options.parts:
-        report["profile"] = [
+        ],
+        "profile": lambda: [
             _profile(game, position, repeats, say) for game in games for position in game.positions
-        ]
-    if "workers" in options.parts:
-        seconds = WORKER_SECONDS / 10 if options.quick else WORKER_SECONDS
-        report["workers"] = [_workers(game, seconds, repeats, say) for game in games]
-    if "memory" in options.parts:
-        report["memory"] = [
-            _memory(game, settings, repeats, say) for game in games for settings in SETTINGS
-        ]
-    if "startup" in options.parts:
-        report["startup"] = _startup(repeats, say)
+        ],
+        "workers": lambda: [_workers(game, WORKER_SECONDS * scale, repeats, say) for game in games],
+        "memory": lambda: [
+            _memory(game, settings, MEMORY_SECONDS * scale, repeats, say)
+            for game in games
+            for settings in SETTINGS
+        ],
+        "startup": lambda: _startup(repeats, say),
+    }
+    report["load"] = {}
+    report["errors"] = {}
+    for part in PARTS:
+        if part in options.parts:
+            report["load"][part] = _loadavg()
+            # A part that fails (a peer missing, a broken command) must not lose the others.
+            try:
+                report[part] = measurements[part]()
+            except Exception as error:
+                report["errors"][part] = f"{type(error).__name__}: {error}"
+                say(f"{part} failed: {error}")
     report["machine"]["loadavg_after"] = _loadavg()
     return report
 
@@ -228,7 +244,9 @@ def _workers(game: BenchGame, seconds: float, repeats: int, say: Log) -> dict[st
     }
 
 
-def _memory(game: BenchGame, settings: str, repeats: int, say: Log) -> dict[str, Any]:
+def _memory(
+    game: BenchGame, settings: str, seconds: float, repeats: int, say: Log
+) -> dict[str, Any]:
     budget = game.counts.memory_mb
     runs = []
     for repeat in range(repeats):
@@ -236,11 +254,12 @@ def _memory(game: BenchGame, settings: str, repeats: int, say: Log) -> dict[str,
             f"{game.title}: peak RSS under a {budget:g} MiB budget, {settings} settings, "
             f"run {repeat + 1} of {repeats}"
         )
-        runs.append(measure_memory(game.key, budget, BASE_SEED + repeat, settings))
+        runs.append(measure_memory(game.key, budget, seconds, BASE_SEED + repeat, settings))
     return {
         "game": game.key,
         "title": game.title,
         "settings": settings,
+        "seconds": seconds,
         "budget_mb": budget,
         "peak_rss_growth_mb": statistics.median(r["peak_rss_growth_mb"] for r in runs),
         "ratio": statistics.median(r["ratio"] for r in runs),

@@ -61,6 +61,10 @@ def bench(
     else:
         for table in rich_tables(report):
             opt.console.print(table)
+    for part, message in report["errors"].items():
+        opt.error_console.print(f"[bold red]Error:[/] the {part} measurement failed: {message}")
+    if report["errors"]:
+        raise typer.Exit(1)
 
 
 def _split(values: list[str]) -> tuple[str, ...]:
