@@ -72,6 +72,8 @@ def test_profile_workers_memory_and_machine(report: dict[str, Any]) -> None:
         assert sum(steps.values()) == pytest.approx(2 * steps["total"])
     (workers,) = report["workers"]
     assert positive(workers["workers"]["1"]["per_second"]) and positive(workers["ratio"])
+    assert positive(workers["raw_processes"]["2"]["per_second"])
+    assert positive(workers["machine_ratio"])
     plain, default = report["memory"]
     assert (plain["settings"], default["settings"]) == ("plain", "default")
     for memory in (plain, default):

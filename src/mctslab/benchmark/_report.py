@@ -203,7 +203,14 @@ def tables(report: dict[str, Any]) -> list[TableData]:
         found.append(
             TableData(
                 f"Root-parallel workers, simulations per second ({median})",
-                ("game", "search seconds", "1 worker", "2 workers", "2 / 1"),
+                (
+                    "game",
+                    "search seconds",
+                    "1 worker",
+                    "2 workers",
+                    "2 / 1",
+                    "machine: 2 / 1 processes",
+                ),
                 [
                     (
                         row["title"],
@@ -211,10 +218,13 @@ def tables(report: dict[str, Any]) -> list[TableData]:
                         _rate(row["workers"]["1"]["per_second"]),
                         _rate(row["workers"]["2"]["per_second"]),
                         _times(row["ratio"]),
+                        _times(row["machine_ratio"]),
                     )
                     for row in report["workers"]
                 ],
-                "From the start position; worker start-up excluded.",
+                "From the start position; worker start-up excluded. The machine's ceiling: "
+                "raw playouts in two independent processes at once over one process, "
+                "measured in the same runs.",
             )
         )
     if "memory" in report:

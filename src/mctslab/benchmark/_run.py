@@ -7,6 +7,7 @@ over minutes); the reported ratio is the median of the per-repeat ratios.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import platform
 import statistics
@@ -223,24 +224,36 @@ def _profile(game: BenchGame, position: Position, repeats: int, say: Log) -> dic
 
 
 def _workers(game: BenchGame, seconds: float, repeats: int, say: Log) -> dict[str, Any]:
+    """1 vs 2 workers, and the machine's own ceiling: raw playouts in 1 vs 2 processes."""
     state = game.start()
     config = replace(measure.plain_config(BASE_SEED), reuse_tree=False)
+    count = game.counts.raw
     say(f"{game.title}: starting the worker processes")
-    timings: dict[str, list[measure.Timing]] = {"1": [], "2": []}
-    with FastMCTS(config) as one, FastMCTS(config, workers=2) as two:
+    timings: dict[str, list[measure.Timing]] = {"1": [], "2": [], "raw_1": [], "raw_2": []}
+    with (
+        FastMCTS(config) as one,
+        FastMCTS(config, workers=2) as two,
+        multiprocessing.get_context("spawn").Pool(2) as pool,
+    ):
         engines = {"1": one, "2": two}
         for engine in engines.values():
             measure.workers(engine, state, seconds / 10)  # starts the pool
+        measure.parallel_playouts(pool, 2, state, _WARM_UP, BASE_SEED)
         for repeat in range(repeats):
             say(f"{game.title}: 1 and 2 workers, run {repeat + 1} of {repeats}")
             for name, engine in engines.items():
                 timings[name].append(measure.workers(engine, state, seconds))
+            seed = BASE_SEED + repeat
+            timings["raw_1"].append(measure.raw_playouts(state, count, seed))
+            timings["raw_2"].append(measure.parallel_playouts(pool, 2, state, count, seed))
     return {
         "game": game.key,
         "title": game.title,
         "seconds": seconds,
-        "workers": {name: _summary(found) for name, found in timings.items()},
+        "workers": {name: _summary(timings[name]) for name in ("1", "2")},
         "ratio": _ratio(timings, "2", "1"),
+        "raw_processes": {"1": _summary(timings["raw_1"]), "2": _summary(timings["raw_2"])},
+        "machine_ratio": _ratio(timings, "raw_2", "raw_1"),
     }
 
 
