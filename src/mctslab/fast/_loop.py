@@ -149,7 +149,7 @@ SEARCH_SIG = types.int64(
 )
 
 COMPACT_SIG = types.boolean(*TREE_ARGS, TABLE, types.int64, *TREE_ARGS, TABLE, COUNTERS)
-REHASH_SIG = types.void(HASHES, TABLE, TABLE)
+REINDEX_SIG = types.void(HASHES, FIRST_CHILD, types.int64, TABLE)
 
 _HASH_START = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -285,11 +285,19 @@ def resolve(first_child: np.ndarray, hashes: np.ndarray, table: np.ndarray, slot
     return find(table, hashes, hashes[slot])
 
 
-def _rehash(hashes: Any, old_table: Any, new_table: Any) -> None:
-    """Enter every node of ``old_table`` into the (empty, bigger) ``new_table``."""
-    for slot in old_table:
-        if slot != 0:
-            _enter(new_table, hashes[slot], slot)
+def _reindex(hashes: Any, first_child: Any, used: int, table: Any) -> None:
+    """Enter every node among the first ``used`` slots into the empty ``table``.
+
+    The nodes are the slots with a hash that are not aliases: slots never
+    handed out and slots of freed blocks have hash 0 (the loop clears a block
+    it frees). Built from the tree rather than from the old table, so that
+    the old table can be freed first and the two never take memory together
+    (measured: rehashing from the old one, Othello's peak RSS grew 116% of
+    its budget with the default settings). The root (slot 0) is never entered.
+    """
+    for slot in range(1, used):
+        if hashes[slot] != 0 and first_child[slot] != ALIAS:
+            _enter(table, hashes[slot], slot)
 
 
 # -- the solver --------------------------------------------------------------------
@@ -673,6 +681,7 @@ def _search(  # type: ignore[no-untyped-def]
                         hashes[block + i] = hashes[first + i]
                         if first_child[first + i] != ALIAS:
                             _moved(table, hashes[first + i], first + i, block + i)
+                        hashes[first + i] = 0  # freed (see _reindex)
                 if tried > 0:
                     _free(counters, first_child, first, tried)
                 first = block
@@ -853,8 +862,8 @@ def _compact(  # type: ignore[no-untyped-def]
 # them their one explicit signature (loaded from the on-disk cache when there).
 search_loop: Any = njit(cache=True)(_search)
 compact: Any = njit(cache=True)(_compact)
-rehash: Any = njit(cache=True)(_rehash)
-_COMPILED = ((search_loop, SEARCH_SIG), (compact, COMPACT_SIG), (rehash, REHASH_SIG))
+reindex: Any = njit(cache=True)(_reindex)
+_COMPILED = ((search_loop, SEARCH_SIG), (compact, COMPACT_SIG), (reindex, REINDEX_SIG))
 
 
 def is_warm() -> bool:

@@ -33,7 +33,7 @@ from mctslab.fast._loop import (
     NUM_COUNTERS,
     USED,
     compact,
-    rehash,
+    reindex,
     resolve,
 )
 
@@ -153,8 +153,10 @@ class Tree:
 
     def grow_table(self) -> None:
         """Double the transposition table (when the loop says it is full enough)."""
-        table = np.zeros(2 * self.table.shape[0], dtype=np.int32)
-        rehash(self.hashes, self.table, table)
+        size = 2 * self.table.shape[0]
+        self.table = np.zeros(0, dtype=np.int32)  # the old one is freed before the new exists
+        table = np.zeros(size, dtype=np.int32)
+        reindex(self.hashes, self.first_child, self.counters[USED], table)
         self.table = table
 
     def node_of(self, slot: int) -> int:
