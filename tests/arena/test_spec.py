@@ -41,6 +41,13 @@ def test_mcts_spec_builds_the_configured_player() -> None:
     assert isinstance(default, MCTSPlayer) and default.budget == Budget().effective()
 
 
+def test_plain_mcts_spec_is_classic_uct_with_the_options_given() -> None:
+    player = parse_player("mcts:plain=true,c=1.98,iterations=15000").build(seed=3)
+    assert isinstance(player, MCTSPlayer)
+    assert player.engine.config == SearchConfig.plain(c=1.98, seed=3)
+    assert parse_player("mcts:plain=false").build(seed=3).engine.config == SearchConfig(seed=3)
+
+
 def test_a_spec_seed_is_the_base_of_its_players_seeds() -> None:
     spec = parse_player("mcts:seed=11,engine=python")
     assert spec.base_seed == 11 and parse_player("random").base_seed is None

@@ -29,8 +29,8 @@ from mctslab.players.mcts import ENGINES
 KINDS: dict[str, str] = {
     "mcts": (
         "mctslab's MCTS: search options of SearchConfig (c, tree_policy, final_move, seed, "
-        "reuse_tree, ...), budget iterations/seconds/max_nodes/memory_mb, engine=compiled|python, "
-        "workers=N"
+        "reuse_tree, solver, playout, ...), plain=true for classic UCT (every strength option "
+        "off), budget iterations/seconds/max_nodes/memory_mb, engine=compiled|python, workers=N"
     ),
     "random": "uniformly random legal moves",
     "naive": "the original Gomoku program's design (gomoku only): simulations=N, c=X",
@@ -42,7 +42,9 @@ KINDS: dict[str, str] = {
     "engine": "an external engine: engine:gomocup=CMD, engine:gtp=CMD or engine:nboard=CMD",
 }
 
-_MCTS_SETTINGS: dict[str, Any] = {"engine": str, "workers": int}
+#: Player settings beside SearchConfig's and Budget's fields; ``plain`` starts
+#: from :meth:`SearchConfig.plain` (classic UCT) instead of the defaults.
+_MCTS_SETTINGS: dict[str, Any] = {"engine": str, "workers": int, "plain": bool}
 _NAIVE_OPTIONS: dict[str, Any] = {"simulations": int, "c": float}
 _OPENSPIEL_OPTIONS: dict[str, Any] = {
     "iterations": int,
@@ -228,6 +230,13 @@ class PlayerSpec:
         return _build_engine(str(options["protocol"]), str(options["command"]))
 
 
+def _config(options: dict[str, Any], config_options: dict[str, Any]) -> SearchConfig:
+    """The search settings of an mcts spec: the defaults, or plain UCT with ``plain=true``."""
+    if options.get("plain", False):
+        return SearchConfig.plain(**config_options)
+    return SearchConfig(**config_options)
+
+
 def _build_mcts(options: dict[str, Any], seed: int | None) -> Player:
     from mctslab.players.mcts import MCTSPlayer
 
@@ -237,7 +246,7 @@ def _build_mcts(options: dict[str, Any], seed: int | None) -> Player:
     config_options["seed"] = seed
     return MCTSPlayer(
         str(options.get("engine", "compiled")),
-        SearchConfig(**config_options),
+        _config(options, config_options),
         budget.effective(),
         workers=int(options.get("workers", 1)),
     )
@@ -330,7 +339,7 @@ def _validate(kind: str, values: dict[str, Any]) -> None:
     if kind == "mcts":
         budget_keys, search_keys = _budget_fields(), _search_fields()
         Budget(**{k: v for k, v in values.items() if k in budget_keys})
-        SearchConfig(**{k: v for k, v in values.items() if k in search_keys})
+        _config(values, {k: v for k, v in values.items() if k in search_keys})
         engine = check_choice(values.get("engine", "compiled"), "engine", "mcts", ENGINES)
         workers = check_int(values.get("workers", 1), "workers", "mcts", low=1)
         if engine == "python" and workers != 1:
