@@ -18,15 +18,15 @@ from mctslab.fast._loop import (
     ALIAS,
     DRAW,
     FREE,
+    LARGEST,
     LOSS,
-    NUM_COUNTERS,
     USED,
     WIN,
     block_size,
     find,
     position_hash,
 )
-from mctslab.fast._tree import Tree
+from mctslab.fast._tree import Tree, bytes_per_node
 from mctslab.games import othello
 from tests.core.tictactoe_minimax import move_values
 
@@ -64,13 +64,7 @@ def check_tree(tree: Tree, root_state: State, *, fresh_root: bool) -> int:
             after = state.clone()
             after.apply(move)
             stack.append((child, after))
-    free = 0
-    for k in range(NUM_COUNTERS - FREE):
-        block = int(tree.counters[FREE + k])
-        while block:
-            free += 1 << k
-            block = int(tree.first_child[block])
-    assert slots + free == tree.counters[USED]
+    assert slots + free_slots(tree) == tree.counters[USED]
     assert nodes == tree.nodes
     return nodes
 
@@ -128,6 +122,19 @@ def test_terminal_nodes_hold_their_movers_return() -> None:
     assert checked > 1000
 
 
+def test_gomoku_15x15_tree_takes_at_most_32_bytes_per_node() -> None:
+    # Issue 3's memory goal, at the benchmark's 300,000 simulations from the
+    # empty board (see mctslab.benchmark._games): the frontier's blocks of
+    # 1, 2 and 4 slots, outgrown together, must merge to serve bigger ones.
+    mcts = FastMCTS(SearchConfig.plain(seed=1))
+    state = make("gomoku", size=15)
+    mcts.search(state, Budget(iterations=300_000))
+    tree = mcts._tree
+    assert tree is not None
+    assert int(tree.counters[USED]) * bytes_per_node(tuned=False, hashed=False) <= 32 * tree.nodes
+    assert free_slots(tree) < 0.1 * tree.nodes
+
+
 def _shape(tree: Tree, root: int) -> list[tuple[int, int, float, int]]:
     """(move, visits, value sum, child count) of every node under ``root``, breadth first."""
     shape = []
@@ -160,13 +167,16 @@ def test_subtree_copies_exactly_and_refuses_what_does_not_fit() -> None:
 
 
 def free_slots(tree: Tree) -> int:
-    """Slots waiting on the free lists."""
+    """Slots waiting on the free lists, whose blocks are aligned, marked and linked both ways."""
     free = 0
-    for k in range(NUM_COUNTERS - FREE):
+    for k in range(LARGEST + 1):
         block = int(tree.counters[FREE + k])
+        previous = 0
         while block:
+            assert block % (1 << k) == 0 and block + (1 << k) <= tree.counters[USED]
+            assert tree.num_children[block] == -1 - k and tree.visits[block] == previous
             free += 1 << k
-            block = int(tree.first_child[block])
+            previous, block = block, int(tree.first_child[block])
     return free
 
 
