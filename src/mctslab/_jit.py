@@ -31,8 +31,11 @@ IS_TERMINAL_SIG = types.boolean(STATE)
 RETURNS_SIG = types.void(STATE, RETURNS)
 #: ``current_player(state) -> player``.
 CURRENT_PLAYER_SIG = types.int64(STATE)
-#: ``rollout(state, rng)``: plays uniformly random legal moves to the end, in place.
-ROLLOUT_SIG = types.void(STATE, RNG)
+#: ``rollout(state, rng, played) -> count``: plays uniformly random legal moves to the
+#: end, in place. The moves it plays (passes included) go into ``played`` in order while
+#: it has room (see :func:`record`); it returns how many it wrote. RAVE reads them;
+#: the plain search passes an empty array, so recording costs one test per move.
+ROLLOUT_SIG = types.int64(STATE, RNG, MOVES)
 #: ``winning_move(state) -> move``: a move that wins at once for the player to move, or -1.
 WINNING_MOVE_SIG = types.int64(STATE)
 
@@ -51,6 +54,15 @@ def new_rng(seed: int | None) -> np.ndarray:
     if seed is None:
         seed = int(np.random.SeedSequence().entropy) & 0xFFFFFFFFFFFFFFFF  # type: ignore[arg-type]
     return np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
+
+
+@njit(types.int64(MOVES, types.int64, types.int64), cache=True)
+def record(played: np.ndarray, count: int, move: int) -> int:
+    """Write ``move`` as a playout's move number ``count`` if ``played`` has room; the new count."""
+    if count < played.shape[0]:
+        played[count] = move
+        return count + 1
+    return count
 
 
 @njit(types.uint64(RNG), cache=True)

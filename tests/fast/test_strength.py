@@ -78,11 +78,12 @@ def test_plain_uct_is_the_original_failure() -> None:
 # -- tic-tac-toe ------------------------------------------------------------------
 
 
-def perfect_games(ai: int) -> Iterator[State]:
+def perfect_games(ai: int, **options: Any) -> Iterator[State]:
     """Every game between the AI (player ``ai``) and a perfect player, over all its optimal moves.
 
-    The AI searches each position with a fixed seed and budget, so it plays
-    one move per position; the perfect player branches on every minimax-best move.
+    The AI searches each position with a fixed seed and budget (and the
+    search ``options``), so it plays one move per position; the perfect
+    player branches on every minimax-best move.
     """
     stack = [make("tictactoe")]
     while stack:
@@ -91,7 +92,7 @@ def perfect_games(ai: int) -> Iterator[State]:
             yield state
             continue
         if state.current_player == ai:
-            moves = [search(state, 2000, seed=1).best_move]
+            moves = [search(state, 2000, seed=1, **options).best_move]
         else:
             moves = [state.parse_move(text) for text in best_moves(state)]
         for move in moves:
@@ -100,9 +101,10 @@ def perfect_games(ai: int) -> Iterator[State]:
             stack.append(child)
 
 
+@pytest.mark.parametrize("rave", [False, True], ids=["", "rave"])
 @pytest.mark.parametrize("ai", [0, 1], ids=["first", "second"])
-def test_tictactoe_never_loses_to_a_perfect_player(ai: int) -> None:
-    games = list(perfect_games(ai))
+def test_tictactoe_never_loses_to_a_perfect_player(ai: int, rave: bool) -> None:
+    games = list(perfect_games(ai, rave=rave, rave_ref=20))
     assert len(games) > 1  # the perfect player has choices
     for game in games:
         outcome = game.outcome()
@@ -121,18 +123,28 @@ def tictactoe_positions(count: int) -> list[State]:
     return list(seen.values())
 
 
-@pytest.mark.parametrize("transpositions", [True, False])
-def test_tictactoe_proofs_match_minimax(transpositions: bool) -> None:
+@pytest.mark.parametrize(
+    ("options", "positions", "least"),
+    [
+        ({"transpositions": True}, 150, 300),
+        ({"transpositions": False}, 150, 300),
+        ({"rave": True, "rave_ref": 0}, 50, 100),
+    ],
+    ids=["transpositions", "tree", "rave"],
+)
+def test_tictactoe_proofs_match_minimax(
+    options: dict[str, Any], positions: int, least: int
+) -> None:
     proven = 0
-    for index, state in enumerate(tictactoe_positions(150)):
-        result = search(state, 20_000, seed=index, transpositions=transpositions)
+    for index, state in enumerate(tictactoe_positions(positions)):
+        result = search(state, 20_000, seed=index, **options)
         truth = move_values(state)
         for stats in result.moves:
             if stats.proven is not None:
                 proven += 1
                 assert stats.proven == LABELS[truth[stats.notation]], (str(state), stats)
         assert result.best_notation in best_moves(state), str(state)
-    assert proven > 300
+    assert proven > least
 
 
 # -- Connect Four near the end ----------------------------------------------------
@@ -163,10 +175,15 @@ def connect4_values(state: State) -> dict[int, float]:
     return {move: after(state, move) for move in state.legal_moves()}
 
 
-def test_connect4_proofs_near_the_end_match_brute_force() -> None:
+@pytest.mark.parametrize(
+    ("options", "positions", "least"), [({}, 40, 80), ({"rave": True}, 40, 80)], ids=["", "rave"]
+)
+def test_connect4_proofs_near_the_end_match_brute_force(
+    options: dict[str, Any], positions: int, least: int
+) -> None:
     rng = random.Random(5)
     proven = checked = 0
-    while checked < 40:
+    while checked < positions:
         state = make("connect4")
         for _ in range(28):
             if not state.is_terminal():
@@ -175,13 +192,13 @@ def test_connect4_proofs_near_the_end_match_brute_force() -> None:
             continue
         checked += 1
         truth = connect4_values(state)
-        result = search(state, 20_000, seed=checked)
+        result = search(state, 20_000, seed=checked, **options)
         for stats in result.moves:
             if stats.proven is not None:
                 proven += 1
                 assert stats.proven == LABELS[truth[stats.move]], (str(state), stats)
         assert truth[result.best_move] == max(truth.values()), str(state)
-    assert proven > 80
+    assert proven > least
 
 
 # -- Gomoku tactics ----------------------------------------------------------------
@@ -264,10 +281,11 @@ def accepted_answers(state: GomokuState, kind: str) -> set[int]:
     return answers
 
 
+@pytest.mark.parametrize("rave", [False, True], ids=["", "rave"])
 @pytest.mark.parametrize(
     "entry", TACTICS["positions"], ids=[f"{p['kind']}-{p['name']}" for p in TACTICS["positions"]]
 )
-def test_gomoku_tactics(entry: dict[str, Any]) -> None:
+def test_gomoku_tactics(entry: dict[str, Any], rave: bool) -> None:
     state = tactic_position(entry)
     accepted = accepted_answers(state, entry["kind"])
     assert {state.move_to_str(move) for move in accepted} == set(entry["accepted"])
@@ -277,7 +295,7 @@ def test_gomoku_tactics(entry: dict[str, Any]) -> None:
     if entry["kind"] != "win_in_one":
         assert not five_cells(board, own, windows)  # nothing better than answering
     for seed in range(3):
-        assert search(state, 5000, seed=seed).best_move in accepted, (seed, str(state))
+        assert search(state, 5000, seed=seed, rave=rave).best_move in accepted, (seed, str(state))
 
 
 # -- the solver's stopping and choices ----------------------------------------------
@@ -324,6 +342,8 @@ OPTIONS: list[dict[str, Any]] = [
     {"bandit": "ucb1-tuned"},
     {"tree_policy": "coinflip", "fpu": 0.5},
     {"bandit": "ucb1-tuned", "transpositions": False, "fpu": 1.0},
+    {"rave": True},
+    {"rave": True, "rave_ref": 0, "transpositions": False, "fpu": 0.5, "bandit": "ucb1"},
 ]
 
 
@@ -359,6 +379,16 @@ def test_every_option_on_every_game_is_deterministic(name: str, options: dict[st
             {"bandit": "ucb2"},
             "The 'bandit' parameter of SearchConfig must be one of 'ucb1', 'ucb1-tuned'.",
         ),
+        ({"rave": "on"}, "The 'rave' parameter of SearchConfig must be a bool. Got 'on' instead."),
+        (
+            {"rave_ref": -1},
+            "The 'rave_ref' parameter of SearchConfig must be an int >= 0. Got -1 instead.",
+        ),
+        ({"rave_ref": 2.5}, "The 'rave_ref' parameter of SearchConfig must be an int >= 0."),
+        (
+            {"rave_bias": -1e-6},
+            "The 'rave_bias' parameter of SearchConfig must be a float >= 0. Got -1e-06 instead.",
+        ),
     ],
 )
 def test_invalid_options_are_refused(options: dict[str, Any], message: str) -> None:
@@ -369,7 +399,7 @@ def test_invalid_options_are_refused(options: dict[str, Any], message: str) -> N
 
 def test_plain_turns_every_strength_option_off() -> None:
     plain = SearchConfig.plain(c=1.98)
-    assert plain.c == 1.98 and not plain.solver and not plain.candidates
+    assert plain.c == 1.98 and not plain.solver and not plain.candidates and not plain.rave
     assert (plain.playout, plain.transpositions, plain.fpu, plain.bandit) == (
         "random",
         False,

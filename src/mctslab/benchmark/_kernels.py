@@ -49,10 +49,11 @@ def playouts(
     """
     state = np.empty_like(root)
     rewards = np.empty(num_players, dtype=np.float64)
+    unrecorded = np.empty(0, dtype=np.int64)  # as the plain search calls it
     total = 0.0
     for _ in range(count):
         state[:] = root
-        rollout(state, rng)
+        rollout(state, rng, unrecorded)
         returns(state, rewards)
         total += rewards[0]
     return total
@@ -75,19 +76,20 @@ def variant(kernel: Kernel, name: str) -> Kernel:
     rollout, legal_moves, apply = kernel.rollout, kernel.legal_moves, kernel.apply
     if name == "rollout_twice":
 
-        def rollout_twice(state: np.ndarray, rng: np.ndarray) -> None:
+        def rollout_twice(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
             scratch = state.copy()
-            rollout(scratch, rng)
-            rollout(state, rng)
+            rollout(scratch, rng, played)
+            return rollout(state, rng, played)
 
         return kernel._replace(rollout=njit(ROLLOUT_SIG)(rollout_twice))
     if name == "rollout_copy":
 
-        def rollout_copy(state: np.ndarray, rng: np.ndarray) -> None:
+        def rollout_copy(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
             scratch = state.copy()
-            rollout(state, rng)
+            recorded = rollout(state, rng, played)
             if scratch.size == 0:  # never true; it keeps the copy from being optimised away
-                rollout(scratch, rng)
+                rollout(scratch, rng, played)
+            return recorded
 
         return kernel._replace(rollout=njit(ROLLOUT_SIG)(rollout_copy))
     if name == "legal_moves_twice":

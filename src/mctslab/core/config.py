@@ -102,6 +102,18 @@ class SearchConfig:
     - ``bandit``: ``"ucb1"``, or ``"ucb1-tuned"`` whose exploration term
       follows each move's reward variance (Auer, Cesa-Bianchi & Fischer 2002;
       ``c`` scales it, sqrt(2) giving their formula).
+    - ``rave``: GRAVE, generalised rapid action value estimation (Cazenave
+      2015), over RAVE's all-moves-as-first statistics (Gelly & Silver 2007,
+      2011): every node with at least ``rave_ref`` visits also counts, for
+      each move of each player, the simulations through it in which that
+      player played the move later on (tree or playout, first time only).
+      A child's mean is blended with its move's AMAF mean at the closest
+      ancestor (or the node itself) whose statistics hold ``rave_ref``
+      simulations, weight beta = m / (m + n + ``rave_bias`` * m * n) for n
+      visits and m AMAF samples; untried moves are expanded best AMAF mean
+      first. ``rave_ref=0`` is plain RAVE (each node its own statistics).
+      Defaults: ref 100 and bias 1e-6, the values Ludii's GRAVE takes from
+      Cazenave's tuning. Assumes that players take turns, as the solver does.
     """
 
     c: float = math.sqrt(2.0)
@@ -115,6 +127,9 @@ class SearchConfig:
     transpositions: bool = True
     fpu: float | None = None
     bandit: Bandit = "ucb1-tuned"
+    rave: bool = False
+    rave_ref: int = 100
+    rave_bias: float = 1e-6
 
     def __post_init__(self) -> None:
         owner = "SearchConfig"
@@ -123,12 +138,14 @@ class SearchConfig:
         check_choice(self.final_move, "final_move", owner, ("visits", "value"))
         if self.seed is not None:
             check_int(self.seed, "seed", owner, low=0)
-        for name in ("reuse_tree", "solver", "candidates", "transpositions"):
+        for name in ("reuse_tree", "solver", "candidates", "transpositions", "rave"):
             check_instance(getattr(self, name), name, owner, bool, "a bool")
         check_choice(self.playout, "playout", owner, ("random", "decisive", "threats"))
         if self.fpu is not None:
             check_float(self.fpu, "fpu", owner, low=0.0, low_inclusive=True)
         check_choice(self.bandit, "bandit", owner, ("ucb1", "ucb1-tuned"))
+        check_int(self.rave_ref, "rave_ref", owner, low=0)
+        check_float(self.rave_bias, "rave_bias", owner, low=0.0, low_inclusive=True)
 
     @classmethod
     def plain(cls, **options: Any) -> SearchConfig:
@@ -143,6 +160,7 @@ class SearchConfig:
             "transpositions": False,
             "fpu": None,
             "bandit": "ucb1",
+            "rave": False,
         }
         return cls(**{**plain, **options})
 

@@ -38,6 +38,7 @@ from mctslab.fast._loop import (
     warm_up,
 )
 from mctslab.fast._pool import WorkerPool, split_budget
+from mctslab.fast._rave import SLOT_BYTES, AmafTables, split, table_bytes
 from mctslab.fast._stats import RootStats, build_result
 from mctslab.fast._tree import MAX_ACTIONS, Tree, bytes_per_node
 from mctslab.games._base import Kernel, State
@@ -102,7 +103,10 @@ class FastMCTS:
         self._rng = new_rng(config.seed)
         self._tuned = config.bandit == "ucb1-tuned"
         self._node_bytes = bytes_per_node(tuned=self._tuned, hashed=config.transpositions)
+        if config.rave:
+            self._node_bytes += SLOT_BYTES
         self._tree: Tree | None = None
+        self._amaf: tuple[Tree, AmafTables] | None = None
         self._root = 0
         self._root_state: State | None = None
         self._pool: WorkerPool | None = None
@@ -191,6 +195,7 @@ class FastMCTS:
     def reset(self) -> None:
         """Forget the kept tree (and each worker's); the random stream goes on."""
         self._tree = self._root_state = None
+        self._amaf = None
         self._root = 0
         if self._pool is not None:
             self._pool.reset()
@@ -233,9 +238,14 @@ class FastMCTS:
         warm_up()
         start = perf_counter()
         capacity, when_full, full_reason = tree_size(budget, self._node_bytes)
-        tree = self._tree_for(state, capacity)
         config = self.config
         spec = state.spec
+        tables = 0
+        if config.rave:
+            size = table_bytes(spec.num_players, spec.num_actions)
+            capacity, tables = split(capacity, self._node_bytes, size)
+        tree = self._tree_for(state, capacity)
+        amaf = self._amaf_for(tree, tables, spec.num_players * spec.num_actions)
         expand_moves, rollout = search_functions(state.kernel, config)
         winning_move = state.kernel.winning_move or no_winning_move
         solver = config.solver and spec.num_players == 2 and spec.zero_sum
@@ -283,6 +293,10 @@ class FastMCTS:
                     solver,
                     self._tuned,
                     config.transpositions,
+                    config.rave,
+                    config.rave_ref,
+                    config.rave_bias,
+                    *amaf.arrays,
                 )
                 now = perf_counter()
                 done = int(tree.visits[0]) - first_visits - simulations
@@ -319,6 +333,14 @@ class FastMCTS:
         if self._root == 0 and tree.capacity == capacity:
             return tree
         return tree.subtree(self._root, capacity) or self._new_tree(capacity)
+
+    def _amaf_for(self, tree: Tree, tables: int, width: int) -> AmafTables:
+        """The AMAF pool of ``tree``: the one kept with it, else a new one (empty without RAVE)."""
+        if not self.config.rave:
+            return AmafTables(0, 0, 0)
+        if self._amaf is None or self._amaf[0] is not tree:
+            self._amaf = (tree, AmafTables(tree.capacity, tables, width))
+        return self._amaf[1]
 
     def _new_tree(self, capacity: int) -> Tree:
         return Tree(capacity, tuned=self._tuned, hashed=self.config.transpositions)

@@ -68,6 +68,11 @@ branches on loop arguments, so the plain search pays only for the tests:
   child's UCT score is at least ``fpu`` instead of always expanding.
 - **UCB1-Tuned** (Auer, Cesa-Bianchi & Fischer 2002): the exploration term
   uses each child's reward variance, from the ``squares`` array.
+- **GRAVE** (Cazenave 2015; see :mod:`mctslab.fast._rave`): the tree moves
+  of an iteration are kept in ``line`` and the playout's come back from the
+  rollout; the AMAF tables of the path are updated after the backup, the
+  bandit's scores are blended with the reference table's AMAF means, and
+  the untried move with the best AMAF mean is expanded.
 """
 
 from __future__ import annotations
@@ -91,6 +96,7 @@ from mctslab._jit import (
     randint,
     uniform,
 )
+from mctslab.fast import _rave
 
 #: Options of the per-iteration helpers: no reference counting (see above).
 NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
@@ -158,6 +164,14 @@ SEARCH_SIG = types.int64(
     types.boolean,  # solver
     types.boolean,  # UCB1-Tuned
     types.boolean,  # transpositions
+    types.boolean,  # rave
+    types.int64,  # rave_ref
+    types.float64,  # rave_bias
+    types.int32[::1],  # AMAF: each slot's table number + 1
+    types.int32[::1],  # AMAF: simulations per table
+    types.int32[::1],  # AMAF: counts
+    types.float64[::1],  # AMAF: reward sums
+    types.int64[::1],  # AMAF: tables handed out
 )
 
 COMPACT_SIG = types.boolean(*TREE_ARGS, TABLE, types.int64, *TREE_ARGS, TABLE, COUNTERS)
@@ -573,6 +587,14 @@ def _search(  # type: ignore[no-untyped-def]
     solver,
     tuned,
     transpose,
+    rave,
+    rave_ref,
+    rave_bias,
+    slot_table,
+    amaf_counts,
+    amaf_visits,
+    amaf_values,
+    amaf_used,
 ):
     """Run up to ``iterations`` iterations from the root; returns how many ran.
 
@@ -583,8 +605,8 @@ def _search(  # type: ignore[no-untyped-def]
     grow, or when the solver has proven the root. With ``SIMULATE_WHEN_FULL``
     a full tree simulates from the leaf reached instead of expanding it.
     ``num_moves`` of a node is 0 until its moves are first listed.
-    ``squares`` (UCB1-Tuned) and ``hashes``/``table`` (transpositions) are
-    only touched when their option is on.
+    ``squares`` (UCB1-Tuned), ``hashes``/``table`` (transpositions) and the
+    AMAF arrays (RAVE) are only touched when their option is on.
     """
     capacity = visits.shape[0]
     state = np.empty_like(root_state)
@@ -603,6 +625,12 @@ def _search(  # type: ignore[no-untyped-def]
     gains = np.empty(num_players, dtype=np.float64)
     path = np.empty(max_depth + 1, dtype=np.int64)
     movers = np.empty(max_depth + 1, dtype=np.int64)
+    line = np.empty(max_depth + 1, dtype=np.int64)  # the move played at each level
+    played = np.empty(max_depth + 1 if rave else 0, dtype=np.int64)  # the playout's moves
+    seen = np.zeros(num_players * num_actions if rave else 0, dtype=np.int64)
+    amaf_stamp = 0
+    recorded = 0
+    leaf_player = 0
     use_fpu = policy == UCT and fpu < np.inf
     path[0] = 0
     counters[REASON] = RAN_ALL
@@ -634,6 +662,8 @@ def _search(  # type: ignore[no-untyped-def]
         node = 0
         depth = 0
         known = 0  # the proven value of the last node, when it makes a playout needless
+        reference = -1  # GRAVE's table for the choice at this node
+        base = 0  # where the mover's entries of that table start
         # Selection, ending with the expansion of one child (or at a known or final node).
         while True:
             if solver and depth > 0 and proven[node] != 0:
@@ -641,6 +671,9 @@ def _search(  # type: ignore[no-untyped-def]
                 break
             if is_terminal(state):
                 break
+            if rave:
+                reference = _rave.reference(slot_table, amaf_counts, node, rave_ref, reference)
+                base = (reference * num_players + current_player(state)) * num_actions
             tried = num_children[node]
             first = first_child[node]
             if depth == 0 and root_winner >= 0:
@@ -655,6 +688,7 @@ def _search(  # type: ignore[no-untyped-def]
                         else winner_slot
                     )
                     movers[1] = current_player(state)
+                    line[0] = root_winner
                     apply(state, root_winner)
                     depth = 1
                     path[1] = child
@@ -706,6 +740,20 @@ def _search(  # type: ignore[no-untyped-def]
                         solver,
                         tuned,
                     )
+                if rave and pick >= 0 and reference >= 0:
+                    pick = _rave.blend(
+                        scores,
+                        gathered[0] if gather else visits,
+                        gathered[1] if gather else values,
+                        0 if gather else first,
+                        move,
+                        first,
+                        tried,
+                        base,
+                        amaf_visits,
+                        amaf_values,
+                        rave_bias,
+                    )
                 if pick == WON_CHILD or (pick == NO_CHILD and tried == num_moves[node]):
                     # Proven by its children, learnt on the way down (through a transposition).
                     known = settle(
@@ -717,12 +765,14 @@ def _search(  # type: ignore[no-untyped-def]
                     # The move is the slot's own: an alias's node was reached by another.
                     child = targets[pick] if gather else first + pick
                     movers[depth + 1] = current_player(state)
+                    line[depth] = move[first + pick]
                     apply(state, move[first + pick])
                     depth += 1
                     path[depth] = child
                     node = child
                     continue
-            # Expansion: a uniformly random untried move (the root's forced win first).
+            # Expansion: a uniformly random untried move (RAVE: the best by AMAF; the
+            # root's forced win first).
             count = expand_moves(state, legal)
             if count <= tried:
                 # Only two positions merged by a hash collision get here: play out.
@@ -739,6 +789,20 @@ def _search(  # type: ignore[no-untyped-def]
                             pick = i
                             break
                         pick -= 1
+            if rave and reference >= 0:
+                pick, amaf_stamp = _rave.best_untried(
+                    legal,
+                    count,
+                    move,
+                    first,
+                    tried,
+                    seen,
+                    amaf_stamp,
+                    base,
+                    amaf_visits,
+                    amaf_values,
+                    rng,
+                )
             if depth == 0 and root_winner >= 0:
                 for i in range(count):
                     if legal[i] == root_winner:
@@ -762,6 +826,8 @@ def _search(  # type: ignore[no-untyped-def]
                     proven[block + i] = proven[first + i]
                     if tuned:
                         squares[block + i] = squares[first + i]
+                    if rave:
+                        slot_table[block + i] = slot_table[first + i]
                     if transpose:
                         hashes[block + i] = hashes[first + i]
                         if first_child[first + i] != ALIAS:
@@ -781,9 +847,12 @@ def _search(  # type: ignore[no-untyped-def]
             proven[child] = 0
             if tuned:
                 squares[child] = 0.0
+            if rave:
+                slot_table[child] = 0
             num_children[node] = tried + 1
             counters[NODES] += 1
             movers[depth + 1] = current_player(state)
+            line[depth] = legal[pick]
             apply(state, legal[pick])
             depth += 1
             if transpose:
@@ -814,8 +883,11 @@ def _search(  # type: ignore[no-untyped-def]
                 known = proven[child]
             break
         # Simulation (unless the outcome is proven), then each mover's reward scaled to [0, 1].
+        recorded = 0
         if known == 0:
-            rollout(state, rng)
+            if rave:
+                leaf_player = current_player(state)
+            recorded = rollout(state, rng, played)
             returns(state, rewards)
             for player in range(num_players):
                 gains[player] = (rewards[player] - min_return) * scale
@@ -832,6 +904,28 @@ def _search(  # type: ignore[no-untyped-def]
             values[entered] += gain
             if tuned:
                 squares[entered] += gain * gain
+        if rave:
+            amaf_stamp = _rave.record(
+                path,
+                depth,
+                line,
+                movers,
+                played,
+                recorded,
+                leaf_player,
+                gains,
+                visits,
+                rave_ref,
+                slot_table,
+                amaf_counts,
+                amaf_visits,
+                amaf_values,
+                amaf_used,
+                num_players,
+                num_actions,
+                seen,
+                amaf_stamp,
+            )
         if solver and known != 0:
             for level in range(depth, 0, -1):
                 parent = path[level - 1]

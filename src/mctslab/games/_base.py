@@ -181,7 +181,7 @@ class State:
 
     def random_playout(self, seed: int | None = None) -> None:
         """Play uniformly random moves to the end of the game, in place (compiled)."""
-        self.kernel.rollout(self._data, new_rng(seed))
+        self.kernel.rollout(self._data, new_rng(seed), np.empty(0, dtype=np.int64))
 
     # -- values, hashing, pickling --------------------------------------------
     @property

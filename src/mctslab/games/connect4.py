@@ -21,6 +21,7 @@ from mctslab._jit import (
     ROLLOUT_SIG,
     WINNING_MOVE_SIG,
     randint,
+    record,
 )
 from mctslab.games._base import GameSpec, Kernel, State
 
@@ -106,20 +107,23 @@ def current_player(state: np.ndarray) -> int:
 
 
 @njit(ROLLOUT_SIG, cache=True)
-def rollout(state: np.ndarray, rng: np.ndarray) -> None:
+def rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
     # The open columns are kept in a list; a column that fills up is swapped
     # out, so each move is one draw among the legal ones.
     open_columns = np.empty(COLUMNS, dtype=np.int64)
     count = legal_moves(state, open_columns)
+    recorded = 0
     while count > 0:
         pick = randint(rng, count)
         column = open_columns[pick]
         apply(state, column)
+        recorded = record(played, recorded, column)
         if state[STATUS] != ONGOING:
-            return
+            return recorded
         if state[MASK] & _top(column):
             count -= 1
             open_columns[pick] = open_columns[count]
+    return recorded
 
 
 @njit(cache=True)
@@ -167,9 +171,10 @@ def winning_move(state: np.ndarray) -> int:
 
 
 @njit(ROLLOUT_SIG, cache=True)
-def decisive_rollout(state: np.ndarray, rng: np.ndarray) -> None:
+def decisive_rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
     """Random columns, but a win is taken and the opponent's is blocked (Teytaud & Teytaud 2010)."""
     open_columns = np.empty(COLUMNS, dtype=np.int64)
+    recorded = 0
     while state[STATUS] == ONGOING:
         player = state[TO_MOVE]
         column = _winning_column(state, player)
@@ -178,6 +183,8 @@ def decisive_rollout(state: np.ndarray, rng: np.ndarray) -> None:
         if column < 0:
             column = open_columns[randint(rng, legal_moves(state, open_columns))]
         apply(state, column)
+        recorded = record(played, recorded, column)
+    return recorded
 
 
 KERNEL = Kernel(

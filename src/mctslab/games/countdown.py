@@ -25,6 +25,7 @@ from mctslab._jit import (
     ROLLOUT_SIG,
     WINNING_MOVE_SIG,
     randint,
+    record,
 )
 from mctslab._validation import check_int
 from mctslab.games._base import GameSpec, Kernel, State
@@ -74,9 +75,13 @@ def current_player(state: np.ndarray) -> int:
 
 
 @njit(ROLLOUT_SIG, cache=True)
-def rollout(state: np.ndarray, rng: np.ndarray) -> None:
+def rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
+    recorded = 0
     while state[NEXT] > 0:
-        apply(state, randint(rng, min(MAX_SAY, state[NEXT])))
+        move = randint(rng, min(MAX_SAY, state[NEXT]))
+        apply(state, move)
+        recorded = record(played, recorded, move)
+    return recorded
 
 
 @njit(WINNING_MOVE_SIG, cache=True)
@@ -86,21 +91,25 @@ def winning_move(state: np.ndarray) -> int:
 
 
 @njit(ROLLOUT_SIG, cache=True)
-def decisive_rollout(state: np.ndarray, rng: np.ndarray) -> None:
+def decisive_rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
     """Random moves, but 1 is said when it can be and never left within the opponent's reach.
 
     Teytaud & Teytaud's (2010) decisive move, and their anti-decisive one in
     the form this game allows: a move after which the opponent cannot win at
     once (next number above 3), when there is one.
     """
+    recorded = 0
     while state[NEXT] > 0:
         left = state[NEXT]
         if left <= MAX_SAY:
-            apply(state, left - 1)
+            move = left - 1
         elif left > MAX_SAY + 1:
-            apply(state, randint(rng, min(MAX_SAY, left - MAX_SAY - 1)))
+            move = randint(rng, min(MAX_SAY, left - MAX_SAY - 1))
         else:
-            apply(state, randint(rng, MAX_SAY))
+            move = randint(rng, MAX_SAY)
+        apply(state, move)
+        recorded = record(played, recorded, move)
+    return recorded
 
 
 KERNEL = Kernel(

@@ -112,10 +112,16 @@ def current_player(state: np.ndarray) -> int:
     return state[TO_MOVE]
 
 
+@njit(cache=True)
+def _move_of(cell: int, width: int) -> int:
+    """The move id of padded ``cell``."""
+    return ((cell - CELLS) // (width + 1) - 1) * width + (cell - CELLS) % (width + 1) - 1
+
+
 @njit(ROLLOUT_SIG, cache=True)
-def rollout(state: np.ndarray, rng: np.ndarray) -> None:
+def rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
     if state[STATUS] != ONGOING:
-        return
+        return 0
     width = state[WIDTH]
     height = state[HEIGHT]
     k = state[K]
@@ -131,7 +137,7 @@ def rollout(state: np.ndarray, rng: np.ndarray) -> None:
                 empty[remaining] = first + column
                 remaining += 1
     player = state[TO_MOVE]
-    played = 0
+    stones = 0
     status = DRAW
     cell = -1
     while remaining > 0:
@@ -140,17 +146,19 @@ def rollout(state: np.ndarray, rng: np.ndarray) -> None:
         remaining -= 1
         empty[pick] = empty[remaining]
         state[cell] = player + 1
-        played += 1
+        if stones < played.shape[0]:  # the move id only when recorded (it costs a division)
+            played[stones] = _move_of(cell, width)
+        stones += 1
         if _completes_line(state, cell, player + 1, stride, k):
             status = player
             player = 1 - player
             break
         player = 1 - player
-    offset = cell - CELLS
-    state[LAST] = (offset // stride - 1) * width + offset % stride - 1
-    state[PLY] += played
+    state[LAST] = _move_of(cell, width)
+    state[PLY] += stones
     state[TO_MOVE] = player
     state[STATUS] = status
+    return min(stones, played.shape[0])
 
 
 @njit(LEGAL_MOVES_SIG, cache=True)
@@ -352,12 +360,6 @@ def _makes_two_wins(state: np.ndarray, cell: int, stone: int, stride: int, k: in
     return double
 
 
-@njit(cache=True)
-def _move_of(cell: int, width: int) -> int:
-    """The move id of padded ``cell``."""
-    return ((cell - CELLS) // (width + 1) - 1) * width + (cell - CELLS) % (width + 1) - 1
-
-
 @njit(WINNING_MOVE_SIG, cache=True)
 def winning_move(state: np.ndarray) -> int:
     """A move that wins by force: k in a row at once, or two win cells the opponent cannot meet.
@@ -461,7 +463,7 @@ RANDOM, DECISIVE, THREATS = 0, 1, 2
 
 
 @njit(cache=True)
-def _playout(state: np.ndarray, rng: np.ndarray, level: int) -> None:
+def _playout(state: np.ndarray, rng: np.ndarray, level: int, played: np.ndarray) -> int:
     """Play to the end with random moves, checked by ``level``.
 
     DECISIVE plays a win when there is one, else blocks the opponent's
@@ -470,9 +472,10 @@ def _playout(state: np.ndarray, rng: np.ndarray, level: int) -> None:
     open three), the first threats of Gomoku tactics (Allis, van den Herik
     & Huntjens 1996). Threat lists are updated around each new stone, so a
     checked move costs a few dozen reads rather than a scan of the board.
+    The moves go into ``played`` as :data:`mctslab._jit.ROLLOUT_SIG` says.
     """
     if state[STATUS] != ONGOING:
-        return
+        return 0
     width = state[WIDTH]
     height = state[HEIGHT]
     k = state[K]
@@ -509,7 +512,7 @@ def _playout(state: np.ndarray, rng: np.ndarray, level: int) -> None:
                     level == THREATS,
                 )
     player = state[TO_MOVE]
-    played = 0
+    stones = 0
     status = DRAW
     cell = -1
     while remaining > 0:
@@ -530,7 +533,9 @@ def _playout(state: np.ndarray, rng: np.ndarray, level: int) -> None:
         empty[index] = empty[remaining]
         where[empty[index]] = index
         state[cell] = player + 1
-        played += 1
+        if stones < played.shape[0]:
+            played[stones] = _move_of(cell, width)
+        stones += 1
         # Checked play completes k exactly when it takes a win cell.
         if won or (level == RANDOM and _completes_line(state, cell, player + 1, stride, k)):
             status = player
@@ -542,21 +547,22 @@ def _playout(state: np.ndarray, rng: np.ndarray, level: int) -> None:
             )
         player = 1 - player
     state[LAST] = _move_of(cell, width)
-    state[PLY] += played
+    state[PLY] += stones
     state[TO_MOVE] = player
     state[STATUS] = status
+    return min(stones, played.shape[0])
 
 
 @njit(ROLLOUT_SIG, cache=True)
-def decisive_rollout(state: np.ndarray, rng: np.ndarray) -> None:
+def decisive_rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
     """Random moves, but a win is taken and the opponent's is blocked (Teytaud & Teytaud 2010)."""
-    _playout(state, rng, DECISIVE)
+    return _playout(state, rng, DECISIVE, played)
 
 
 @njit(ROLLOUT_SIG, cache=True)
-def threat_rollout(state: np.ndarray, rng: np.ndarray) -> None:
+def threat_rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
     """Decisive playout that also makes and answers open fours (see :func:`_playout`)."""
-    _playout(state, rng, THREATS)
+    return _playout(state, rng, THREATS, played)
 
 
 KERNEL = Kernel(

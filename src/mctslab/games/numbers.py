@@ -32,6 +32,7 @@ from mctslab._jit import (
     RETURNS_SIG,
     ROLLOUT_SIG,
     randint,
+    record,
 )
 from mctslab._validation import check_int
 from mctslab.games._base import GameSpec, Kernel, State
@@ -89,9 +90,13 @@ def current_player(state: np.ndarray) -> int:
 
 
 @njit(ROLLOUT_SIG, cache=True)
-def rollout(state: np.ndarray, rng: np.ndarray) -> None:
+def rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
+    recorded = 0
     while state[TURN] > 0:
-        apply(state, randint(rng, state[NUM_MOVES]))
+        move = randint(rng, state[NUM_MOVES])
+        apply(state, move)
+        recorded = record(played, recorded, move)
+    return recorded
 
 
 KERNEL = Kernel(legal_moves, apply, is_terminal, returns, current_player, rollout)

@@ -26,6 +26,7 @@ from mctslab._jit import (
     ROLLOUT_SIG,
     WINNING_MOVE_SIG,
     randint,
+    record,
 )
 from mctslab.games._base import GameSpec, Kernel, State
 from mctslab.games._board import COLUMN_LETTERS, parse_letter_number, render_grid
@@ -237,15 +238,20 @@ def current_player(state: np.ndarray) -> int:
 
 
 @njit(ROLLOUT_SIG, cache=True)
-def rollout(state: np.ndarray, rng: np.ndarray) -> None:
+def rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
+    recorded = 0
     while state[STATUS] == ONGOING:
         moves = np.uint64(state[MOBILITY])
         if moves == _ZERO:
             apply(state, PASS)
+            recorded = record(played, recorded, PASS)
             continue
         for _ in range(randint(rng, _popcount(moves))):
             moves &= moves - _ONE
-        apply(state, _lowest_square(moves))
+        square = _lowest_square(moves)
+        apply(state, square)
+        recorded = record(played, recorded, square)
+    return recorded
 
 
 @njit(WINNING_MOVE_SIG, cache=True)

@@ -14,6 +14,7 @@ from mctslab._jit import (
     ROLLOUT_SIG,
     WINNING_MOVE_SIG,
     randint,
+    record,
 )
 from mctslab.games._base import GameSpec, Kernel, State
 from mctslab.games._board import parse_letter_number, render_grid
@@ -81,11 +82,14 @@ def current_player(state: np.ndarray) -> int:
 
 
 @njit(ROLLOUT_SIG, cache=True)
-def rollout(state: np.ndarray, rng: np.ndarray) -> None:
+def rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
     moves = np.empty(9, dtype=np.int64)
+    recorded = 0
     while state[STATUS] == ONGOING:
-        count = legal_moves(state, moves)
-        apply(state, moves[randint(rng, count)])
+        move = moves[randint(rng, legal_moves(state, moves))]
+        apply(state, move)
+        recorded = record(played, recorded, move)
+    return recorded
 
 
 @njit(cache=True)
@@ -113,9 +117,10 @@ def winning_move(state: np.ndarray) -> int:
 
 
 @njit(ROLLOUT_SIG, cache=True)
-def decisive_rollout(state: np.ndarray, rng: np.ndarray) -> None:
+def decisive_rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
     """Random moves, but a win is taken and the opponent's is blocked (Teytaud & Teytaud 2010)."""
     moves = np.empty(9, dtype=np.int64)
+    recorded = 0
     while state[STATUS] == ONGOING:
         player = state[TO_MOVE]
         move = _completing_cell(state, player + 1)
@@ -124,6 +129,8 @@ def decisive_rollout(state: np.ndarray, rng: np.ndarray) -> None:
         if move < 0:
             move = moves[randint(rng, legal_moves(state, moves))]
         apply(state, move)
+        recorded = record(played, recorded, move)
+    return recorded
 
 
 KERNEL = Kernel(
