@@ -109,7 +109,7 @@ def test_checked_playouts_take_a_win(name: str, params: dict[str, int]) -> None:
             continue
         for playout in checked_playouts(state):
             ended = state.clone()
-            playout(ended._data, new_rng(index))
+            playout(ended._data, new_rng(index), np.empty(0, dtype=np.int64))
             outcome = ended.outcome()
             assert outcome is not None and outcome.winner == state.current_player, str(state)
             if name != "countdown":  # placement games: the very next stone won
@@ -134,7 +134,7 @@ def test_checked_playouts_block_the_opponents_win(name: str, params: dict[str, i
         row, column = _cell(state, threats.pop())
         for playout in checked_playouts(state):
             ended = state.clone()
-            playout(ended._data, new_rng(index))
+            playout(ended._data, new_rng(index), np.empty(0, dtype=np.int64))
             assert _board(ended)[row, column] == state.current_player + 1, str(state)
             blocked += 1
     assert blocked > 0

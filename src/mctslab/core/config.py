@@ -103,17 +103,21 @@ class SearchConfig:
       follows each move's reward variance (Auer, Cesa-Bianchi & Fischer 2002;
       ``c`` scales it, sqrt(2) giving their formula).
     - ``rave``: GRAVE, generalised rapid action value estimation (Cazenave
-      2015), over RAVE's all-moves-as-first statistics (Gelly & Silver 2007,
-      2011): every node with at least ``rave_ref`` visits also counts, for
-      each move of each player, the simulations through it in which that
-      player played the move later on (tree or playout, first time only).
-      A child's mean is blended with its move's AMAF mean at the closest
-      ancestor (or the node itself) whose statistics hold ``rave_ref``
-      simulations, weight beta = m / (m + n + ``rave_bias`` * m * n) for n
-      visits and m AMAF samples; untried moves are expanded best AMAF mean
-      first. ``rave_ref=0`` is plain RAVE (each node its own statistics).
-      Defaults: ref 100 and bias 1e-6, the values Ludii's GRAVE takes from
-      Cazenave's tuning. Assumes that players take turns, as the solver does.
+      2015), over RAVE's all-moves-as-first (AMAF) statistics (Gelly &
+      Silver 2007, 2011): a node with at least ``rave_ref`` visits also
+      counts, from then on, for each move of each player, the simulations
+      through it in which that player played the move later (in the tree or
+      the playout, first time only). A child's mean is blended with its
+      move's AMAF mean at the closest node on the path (itself or above)
+      whose AMAF statistics hold ``rave_ref`` simulations, weight
+      beta = m / (m + n + ``rave_bias`` * m * n) for n visits and m AMAF
+      samples; the bandit's exploration term is kept. Untried moves are
+      expanded best AMAF mean first. ``rave_ref=0`` is plain RAVE (each
+      node its own statistics). Defaults ref 100 and bias 1e-6, Ludii's
+      GRAVE defaults, "loosely based" on Cazenave's tuning (his best values
+      differed per game). The statistics take a quarter of the tree's
+      memory budget (see :mod:`mctslab.fast._rave`). Players must take
+      turns, as the solver assumes.
     """
 
     c: float = math.sqrt(2.0)

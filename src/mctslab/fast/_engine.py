@@ -78,7 +78,8 @@ class FastMCTS:
     Budgets: ``memory_mb`` sizes the tree's arrays (MiB; never exceeded, the
     search stops when a new node does not fit; a node takes
     :func:`~mctslab.fast.bytes_per_node` bytes, more with transpositions and
-    UCB1-Tuned); ``max_nodes`` stops the search at that many nodes. Without
+    UCB1-Tuned; with RAVE 4 more, and a quarter of the budget holds the AMAF
+    tables); ``max_nodes`` stops the search at that many nodes. Without
     either the arrays reserve :data:`DEFAULT_TREE_MB` and, once full, the
     search goes on without adding nodes. Each worker gets an equal share of
     node and memory limits. With the solver a search also ends once the

@@ -629,7 +629,6 @@ def _search(  # type: ignore[no-untyped-def]
     played = np.empty(max_depth + 1 if rave else 0, dtype=np.int64)  # the playout's moves
     seen = np.zeros(num_players * num_actions if rave else 0, dtype=np.int64)
     amaf_stamp = 0
-    recorded = 0
     leaf_player = 0
     use_fpu = policy == UCT and fpu < np.inf
     path[0] = 0
