@@ -10,7 +10,6 @@ truths as without it.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 
 import numpy as np
 import pytest
@@ -220,8 +219,10 @@ def test_a_kept_tree_keeps_its_tables_and_a_new_root_starts_without() -> None:
     assert engine._amaf is not None
     pool = engine._amaf[1]
     engine.search(state, Budget(iterations=500))
-    assert engine._amaf[1] is pool and pool.table_of(0) is not None
-    assert int(pool.counts[pool.table_of(0) or 0]) == 1000 - 10 + 1
+    root_table = pool.table_of(0)
+    # The root's table counts from its 10th visit on.
+    assert engine._amaf[1] is pool and root_table is not None
+    assert int(pool.counts[root_table]) == 1000 - 10 + 1
     engine.advance(3)
     state.play(3)
     engine.search(state, Budget(iterations=10))
@@ -230,8 +231,8 @@ def test_a_kept_tree_keeps_its_tables_and_a_new_root_starts_without() -> None:
 
 def test_an_arena_spec_and_the_plain_config_set_rave() -> None:
     player = parse_player("mcts:rave=true,rave_ref=0,rave_bias=0.001,iterations=10").build(seed=1)
-    assert isinstance(player, MCTSPlayer)
-    config: Any = getattr(player.engine, "config", None)
+    assert isinstance(player, MCTSPlayer) and isinstance(player.engine, FastMCTS)
+    config = player.engine.config
     assert (config.rave, config.rave_ref, config.rave_bias) == (True, 0, 0.001)
     assert not SearchConfig().rave and not SearchConfig.plain(rave=False).rave
     assert not SearchConfig.plain().rave
