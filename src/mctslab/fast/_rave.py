@@ -24,6 +24,8 @@ Every helper here runs only with RAVE on; the plain loop never calls them.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -35,6 +37,9 @@ AMAF_SHARE = 0.25
 SLOT_BYTES = 4
 #: The value of a move no simulation has played yet: above every mean, so it is tried first.
 _UNSEEN = 2.0
+#: The loop's per-iteration helpers allocate nothing and skip reference counting
+#: (see :mod:`mctslab.fast._loop`, which imports this module and so cannot be imported here).
+_NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
 
 
 def table_bytes(num_players: int, num_actions: int) -> int:
@@ -89,7 +94,7 @@ class AmafTables:
         return int(self.visits[index]), float(self.values[index])
 
 
-@njit(cache=True)
+@njit(cache=True, **_NO_REFCOUNTS)
 def reference(slot_table: np.ndarray, counts: np.ndarray, node: int, ref: int, current: int) -> int:
     """The table selection reads below ``node``: its own once it holds ``ref`` simulations.
 
@@ -101,7 +106,7 @@ def reference(slot_table: np.ndarray, counts: np.ndarray, node: int, ref: int, c
     return current
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_NO_REFCOUNTS)
 def blend(
     scores: np.ndarray,
     visits: np.ndarray,
@@ -143,7 +148,7 @@ def blend(
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, **_NO_REFCOUNTS)
 def best_untried(
     legal: np.ndarray,
     count: int,
@@ -184,7 +189,7 @@ def best_untried(
     return best, stamp
 
 
-@njit(cache=True)
+@njit(cache=True, **_NO_REFCOUNTS)
 def record(
     path: np.ndarray,
     depth: int,
