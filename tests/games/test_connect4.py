@@ -8,8 +8,9 @@ from collections.abc import Sequence
 import pytest
 
 from mctslab.games import IllegalMoveError, InvalidMoveError, make
+from mctslab.games._header import LAST, PLY
 from mctslab.games._perft import count_games, count_positions, perft
-from mctslab.games.connect4 import LAST, PLY, Connect4State
+from mctslab.games.connect4 import Connect4State
 from tests.conftest import load_data
 
 TRUTH = load_data("connect4.json")

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 import pytest
 
 from mctslab.games import GameOverError, IllegalMoveError, InvalidMoveError, make
-from mctslab.games.gomoku import LAST, PLY, GomokuState
+from mctslab.games._header import LAST, PLY
+from mctslab.games.gomoku import GomokuState
 
 Cell = tuple[int, int]  # (row from the top, column from the left)
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))

@@ -14,22 +14,30 @@ from numba import njit
 
 from mctslab._jit import (
     APPLY_SIG,
-    CURRENT_PLAYER_SIG,
-    IS_TERMINAL_SIG,
     LEGAL_MOVES_SIG,
-    RETURNS_SIG,
     ROLLOUT_SIG,
     WINNING_MOVE_SIG,
     randint,
     record,
 )
 from mctslab.games._base import GameSpec, Kernel, State
+from mctslab.games._header import (
+    DRAW,
+    HEADER,
+    LAST,
+    ONGOING,
+    PLY,
+    STATUS,
+    TO_MOVE,
+    current_player,
+    is_terminal,
+    returns,
+)
 
 COLUMNS, ROWS = 7, 6
 _COLUMN_BITS = ROWS + 1
 # State layout: header, then one bitboard per player and their union.
-TO_MOVE, PLY, STATUS, LAST, STONES, MASK = 0, 1, 2, 3, 4, 6
-ONGOING, DRAW = -1, 2  # STATUS otherwise holds the winner's index
+STONES, MASK = HEADER, HEADER + 2
 STATE_SIZE = MASK + 1
 _CELLS = COLUMNS * ROWS
 # Shifts between neighbours: vertical, horizontal and the two diagonals.
@@ -85,25 +93,6 @@ def apply(state: np.ndarray, move: int) -> None:
         state[STATUS] = player
     elif state[PLY] == _CELLS:
         state[STATUS] = DRAW
-
-
-@njit(IS_TERMINAL_SIG, cache=True)
-def is_terminal(state: np.ndarray) -> bool:
-    return state[STATUS] != ONGOING
-
-
-@njit(RETURNS_SIG, cache=True)
-def returns(state: np.ndarray, out: np.ndarray) -> None:
-    out[0] = 0.0
-    out[1] = 0.0
-    if state[STATUS] == 0 or state[STATUS] == 1:
-        out[state[STATUS]] = 1.0
-        out[1 - state[STATUS]] = -1.0
-
-
-@njit(CURRENT_PLAYER_SIG, cache=True)
-def current_player(state: np.ndarray) -> int:
-    return state[TO_MOVE]
 
 
 @njit(ROLLOUT_SIG, cache=True)

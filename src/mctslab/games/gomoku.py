@@ -18,10 +18,7 @@ from numba import njit
 
 from mctslab._jit import (
     APPLY_SIG,
-    CURRENT_PLAYER_SIG,
-    IS_TERMINAL_SIG,
     LEGAL_MOVES_SIG,
-    RETURNS_SIG,
     ROLLOUT_SIG,
     WINNING_MOVE_SIG,
     randint,
@@ -29,13 +26,24 @@ from mctslab._jit import (
 from mctslab._validation import check_int
 from mctslab.games._base import GameSpec, Kernel, State
 from mctslab.games._board import COLUMN_LETTERS, parse_letter_number, parse_pair, render_grid
+from mctslab.games._header import (
+    DRAW,
+    HEADER,
+    LAST,
+    ONGOING,
+    PLY,
+    STATUS,
+    TO_MOVE,
+    current_player,
+    is_terminal,
+    returns,
+)
 
 # State layout: a header, then the padded board. Row r, column c (row 0 at the
 # top) lives at CELLS + (r + 1) * stride + c + 1 with stride = width + 1; cells
 # hold 0 empty, 1 Black (player 0), 2 White (player 1) or BORDER. Move id =
 # r * width + c.
-TO_MOVE, PLY, STATUS, LAST, WIDTH, HEIGHT, K, CELLS = range(8)
-ONGOING, DRAW = -1, 2  # STATUS otherwise holds the winner's index
+WIDTH, HEIGHT, K, CELLS = range(HEADER, HEADER + 4)
 BORDER = 3
 MIN_SIDE, MAX_SIDE, DEFAULT_SIDE = 5, 19, 15
 MIN_K, DEFAULT_K = 3, 5
@@ -91,25 +99,6 @@ def apply(state: np.ndarray, move: int) -> None:
         state[STATUS] = player
     elif state[PLY] == width * state[HEIGHT]:
         state[STATUS] = DRAW
-
-
-@njit(IS_TERMINAL_SIG, cache=True)
-def is_terminal(state: np.ndarray) -> bool:
-    return state[STATUS] != ONGOING
-
-
-@njit(RETURNS_SIG, cache=True)
-def returns(state: np.ndarray, out: np.ndarray) -> None:
-    out[0] = 0.0
-    out[1] = 0.0
-    if state[STATUS] == 0 or state[STATUS] == 1:
-        out[state[STATUS]] = 1.0
-        out[1 - state[STATUS]] = -1.0
-
-
-@njit(CURRENT_PLAYER_SIG, cache=True)
-def current_player(state: np.ndarray) -> int:
-    return state[TO_MOVE]
 
 
 @njit(cache=True)

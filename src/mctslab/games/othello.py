@@ -19,10 +19,7 @@ from numba import njit
 
 from mctslab._jit import (
     APPLY_SIG,
-    CURRENT_PLAYER_SIG,
-    IS_TERMINAL_SIG,
     LEGAL_MOVES_SIG,
-    RETURNS_SIG,
     ROLLOUT_SIG,
     WINNING_MOVE_SIG,
     randint,
@@ -30,12 +27,23 @@ from mctslab._jit import (
 )
 from mctslab.games._base import GameSpec, Kernel, State
 from mctslab.games._board import COLUMN_LETTERS, parse_letter_number, render_grid
+from mctslab.games._header import (
+    DRAW,
+    HEADER,
+    LAST,
+    ONGOING,
+    PLY,
+    STATUS,
+    TO_MOVE,
+    current_player,
+    is_terminal,
+    returns,
+)
 
 # State layout: header, then one 64-bit disc board per player (bit i = square i,
 # the bit pattern stored as int64). MOBILITY caches the placements of the side
 # to move: 0 means it must pass (or the game is over).
-TO_MOVE, PLY, STATUS, LAST, MOBILITY, DISCS = 0, 1, 2, 3, 4, 5
-ONGOING, DRAW = -1, 2  # STATUS otherwise holds the winner's index
+MOBILITY, DISCS = HEADER, HEADER + 1
 STATE_SIZE = DISCS + 2
 SIZE = 8
 PASS = SIZE * SIZE
@@ -216,25 +224,6 @@ def apply(state: np.ndarray, move: int) -> None:
             state[STATUS] = DRAW
         else:
             state[STATUS] = player if mover_discs > other_discs else 1 - player
-
-
-@njit(IS_TERMINAL_SIG, cache=True)
-def is_terminal(state: np.ndarray) -> bool:
-    return state[STATUS] != ONGOING
-
-
-@njit(RETURNS_SIG, cache=True)
-def returns(state: np.ndarray, out: np.ndarray) -> None:
-    out[0] = 0.0
-    out[1] = 0.0
-    if state[STATUS] == 0 or state[STATUS] == 1:
-        out[state[STATUS]] = 1.0
-        out[1 - state[STATUS]] = -1.0
-
-
-@njit(CURRENT_PLAYER_SIG, cache=True)
-def current_player(state: np.ndarray) -> int:
-    return state[TO_MOVE]
 
 
 @njit(ROLLOUT_SIG, cache=True)

@@ -7,10 +7,7 @@ from numba import njit
 
 from mctslab._jit import (
     APPLY_SIG,
-    CURRENT_PLAYER_SIG,
-    IS_TERMINAL_SIG,
     LEGAL_MOVES_SIG,
-    RETURNS_SIG,
     ROLLOUT_SIG,
     WINNING_MOVE_SIG,
     randint,
@@ -18,11 +15,22 @@ from mctslab._jit import (
 )
 from mctslab.games._base import GameSpec, Kernel, State
 from mctslab.games._board import parse_letter_number, render_grid
+from mctslab.games._header import (
+    DRAW,
+    HEADER,
+    LAST,
+    ONGOING,
+    PLY,
+    STATUS,
+    TO_MOVE,
+    current_player,
+    is_terminal,
+    returns,
+)
 
 # State layout: header then 9 cells (0 empty, 1 X = player 0, 2 O = player 1),
 # cell index = row * 3 + column with row 0 at the top.
-TO_MOVE, PLY, STATUS, LAST, CELLS = 0, 1, 2, 3, 4
-ONGOING, DRAW = -1, 2  # STATUS otherwise holds the winner's index
+CELLS = HEADER
 STATE_SIZE = CELLS + 9
 
 _LINES = np.array(
@@ -60,25 +68,6 @@ def apply(state: np.ndarray, move: int) -> None:
             return
     if state[PLY] == 9:
         state[STATUS] = DRAW
-
-
-@njit(IS_TERMINAL_SIG, cache=True)
-def is_terminal(state: np.ndarray) -> bool:
-    return state[STATUS] != ONGOING
-
-
-@njit(RETURNS_SIG, cache=True)
-def returns(state: np.ndarray, out: np.ndarray) -> None:
-    out[0] = 0.0
-    out[1] = 0.0
-    if state[STATUS] == 0 or state[STATUS] == 1:
-        out[state[STATUS]] = 1.0
-        out[1 - state[STATUS]] = -1.0
-
-
-@njit(CURRENT_PLAYER_SIG, cache=True)
-def current_player(state: np.ndarray) -> int:
-    return state[TO_MOVE]
 
 
 @njit(ROLLOUT_SIG, cache=True)
