@@ -207,8 +207,9 @@ def test_the_tables_stay_within_the_memory_budget() -> None:
     assert result.stopped_by == "memory"
     assert engine._tree is not None and engine._amaf is not None
     tables = engine._amaf[1]
-    used = engine._tree.capacity * engine._node_bytes + tables.counts.shape[0] * table_bytes(2, 81)
-    assert budget_bytes - table_bytes(2, 81) - engine._node_bytes < used <= budget_bytes
+    slot = engine._node_bytes(True)
+    used = engine._tree.capacity * slot + tables.counts.shape[0] * table_bytes(2, 81)
+    assert budget_bytes - table_bytes(2, 81) - slot < used <= budget_bytes
     assert 0 < int(tables.used[0]) <= tables.counts.shape[0]
 
 
@@ -234,5 +235,18 @@ def test_an_arena_spec_and_the_plain_config_set_rave() -> None:
     assert isinstance(player, MCTSPlayer) and isinstance(player.engine, FastMCTS)
     config = player.engine.config
     assert (config.rave, config.rave_ref, config.rave_bias) == (True, 0, 0.001)
-    assert not SearchConfig().rave and not SearchConfig.plain(rave=False).rave
-    assert not SearchConfig.plain().rave
+    assert SearchConfig().rave is None and SearchConfig.plain().rave is False
+
+
+@pytest.mark.parametrize(
+    ("game", "params", "tables"), [("gomoku", {"size": 9}, True), ("connect4", {}, False)]
+)
+def test_by_default_the_game_decides_whether_grave_is_on(
+    game: str, params: dict[str, int], tables: bool
+) -> None:
+    engine = FastMCTS(SearchConfig(seed=0))
+    engine.search(make(game, **params), Budget(iterations=2_000))
+    assert (engine._amaf is not None) == tables
+    forced = FastMCTS(SearchConfig(seed=0, rave=not tables))
+    forced.search(make(game, **params), Budget(iterations=2_000))
+    assert (forced._amaf is not None) == (not tables)

@@ -379,7 +379,10 @@ def test_every_option_on_every_game_is_deterministic(name: str, options: dict[st
             {"bandit": "ucb2"},
             "The 'bandit' parameter of SearchConfig must be one of 'ucb1', 'ucb1-tuned'.",
         ),
-        ({"rave": "on"}, "The 'rave' parameter of SearchConfig must be a bool. Got 'on' instead."),
+        (
+            {"rave": "on"},
+            "The 'rave' parameter of SearchConfig must be a bool or None. Got 'on' instead.",
+        ),
         (
             {"rave_ref": -1},
             "The 'rave_ref' parameter of SearchConfig must be an int >= 0. Got -1 instead.",
@@ -410,10 +413,7 @@ def test_plain_turns_every_strength_option_off() -> None:
 
 def test_an_arena_spec_expresses_the_original_design() -> None:
     # The original program: plain UCT, c = 1.98, 15,000 uniform random playouts.
-    spec = parse_player(
-        "mcts:engine=python,c=1.98,iterations=15000,solver=false,playout=random,"
-        "candidates=false,transpositions=false,bandit=ucb1"
-    )
+    spec = parse_player("mcts:engine=python,plain=true,c=1.98,iterations=15000")
     player = spec.build(seed=1)
     assert isinstance(player, MCTSPlayer) and isinstance(player.engine, MCTS)
     assert player.budget == Budget(iterations=15_000)

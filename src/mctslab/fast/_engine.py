@@ -103,9 +103,6 @@ class FastMCTS:
         )
         self._rng = new_rng(config.seed)
         self._tuned = config.bandit == "ucb1-tuned"
-        self._node_bytes = bytes_per_node(tuned=self._tuned, hashed=config.transpositions)
-        if config.rave:
-            self._node_bytes += SLOT_BYTES
         self._tree: Tree | None = None
         self._amaf: tuple[Tree, AmafTables] | None = None
         self._root = 0
@@ -128,7 +125,7 @@ class FastMCTS:
         check_searchable(state)
         share = split_budget(budget, self.workers)[0]
         assert share is not None  # the first worker always gets iterations
-        tree_size(share, self._node_bytes)
+        tree_size(share, self._node_bytes(self._uses_rave(state)))
         warm_up()  # before workers start, so that they load the code rather than compile it
         if self.workers > 1:
             if self._pool is None or not self._pool.alive:
@@ -238,15 +235,17 @@ class FastMCTS:
         """
         warm_up()
         start = perf_counter()
-        capacity, when_full, full_reason = tree_size(budget, self._node_bytes)
         config = self.config
+        rave = self._uses_rave(state)
+        node_bytes = self._node_bytes(rave)
+        capacity, when_full, full_reason = tree_size(budget, node_bytes)
         spec = state.spec
         tables = 0
-        if config.rave:
+        if rave:
             size = table_bytes(spec.num_players, spec.num_actions)
-            capacity, tables = split(capacity, self._node_bytes, size)
+            capacity, tables = split(capacity, node_bytes, size)
         tree = self._tree_for(state, capacity)
-        amaf = self._amaf_for(tree, tables, spec.num_players * spec.num_actions)
+        amaf = self._amaf_for(tree, tables, spec.num_players * spec.num_actions, rave=rave)
         expand_moves, rollout = search_functions(state.kernel, config)
         winning_move = state.kernel.winning_move or no_winning_move
         solver = config.solver and spec.num_players == 2 and spec.zero_sum
@@ -294,7 +293,7 @@ class FastMCTS:
                     solver,
                     self._tuned,
                     config.transpositions,
-                    config.rave,
+                    rave,
                     config.rave_ref,
                     config.rave_bias,
                     *amaf.arrays,
@@ -335,9 +334,20 @@ class FastMCTS:
             return tree
         return tree.subtree(self._root, capacity) or self._new_tree(capacity)
 
-    def _amaf_for(self, tree: Tree, tables: int, width: int) -> AmafTables:
+    def _uses_rave(self, state: State) -> bool:
+        """Whether GRAVE is on for ``state``'s game: as configured, else as the game prefers."""
+        if self.config.rave is None:
+            return bool(state.kernel.prefers_rave)
+        return self.config.rave
+
+    def _node_bytes(self, rave: bool) -> int:
+        """Bytes a tree slot costs with this engine's options."""
+        extra = SLOT_BYTES if rave else 0
+        return bytes_per_node(tuned=self._tuned, hashed=self.config.transpositions) + extra
+
+    def _amaf_for(self, tree: Tree, tables: int, width: int, *, rave: bool) -> AmafTables:
         """The AMAF pool of ``tree``: the one kept with it, else a new one (empty without RAVE)."""
-        if not self.config.rave:
+        if not rave:
             return AmafTables(0, 0, 0)
         if self._amaf is None or self._amaf[0] is not tree:
             self._amaf = (tree, AmafTables(tree.capacity, tables, width))

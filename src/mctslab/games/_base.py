@@ -83,6 +83,9 @@ class Kernel(NamedTuple):
     #: ``candidate_moves(state, out) -> count``: the legal moves worth searching (a
     #: subset that is never empty while the game goes on), e.g. Gomoku's cells near stones.
     candidate_moves: Any = None
+    #: Whether GRAVE (``SearchConfig.rave``) is on when the settings leave it to the
+    #: game: where the arena measured it stronger (see benchmarks/STRENGTH.md).
+    prefers_rave: bool = False
 
 
 class State:

@@ -564,6 +564,7 @@ KERNEL = Kernel(
     winning_move=winning_move,
     playouts={"decisive": decisive_rollout, "threats": threat_rollout},
     candidate_moves=candidate_moves,
+    prefers_rave=True,
 )
 _SYMBOLS = ".XO"
 
