@@ -13,8 +13,16 @@ generators", OOPSLA 2014). Nothing here touches a global RNG.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit, types
+
+#: ``njit`` options for helpers that a compiled loop calls per step and that
+#: allocate nothing: no reference counting (numba's ``_nrt`` flag). With it,
+#: every call increfs and decrefs each array argument with an atomic
+#: instruction; see :mod:`mctslab.fast._loop` for what that cost.
+NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
 
 STATE = types.int64[::1]
 MOVES = types.int64[::1]

@@ -32,16 +32,7 @@ C = math.sqrt(2.0)
 
 def plain_config(seed: int | None) -> SearchConfig:
     """Plain UCT with uniform random playouts: what the peers run (no strength options)."""
-    return SearchConfig(
-        c=C,
-        seed=seed,
-        solver=False,
-        playout="random",
-        candidates=False,
-        transpositions=False,
-        fpu=None,
-        bandit="ucb1",
-    )
+    return SearchConfig.plain(c=C, seed=seed)
 
 
 @dataclass(frozen=True)

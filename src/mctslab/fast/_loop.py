@@ -88,6 +88,7 @@ from mctslab._jit import (
     CURRENT_PLAYER_SIG,
     IS_TERMINAL_SIG,
     LEGAL_MOVES_SIG,
+    NO_REFCOUNTS,
     RETURNS_SIG,
     RNG,
     ROLLOUT_SIG,
@@ -98,8 +99,6 @@ from mctslab._jit import (
 )
 from mctslab.fast import _rave
 
-#: Options of the per-iteration helpers: no reference counting (see above).
-NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
 #: Tree policies, as the loop's ``policy`` argument.
 UCT, COINFLIP = 0, 1
 #: What the loop does when a new child does not fit in the arrays.

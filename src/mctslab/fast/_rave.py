@@ -24,12 +24,10 @@ Every helper here runs only with RAVE on; the plain loop never calls them.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numba import njit
 
-from mctslab._jit import randint
+from mctslab._jit import NO_REFCOUNTS, randint
 
 #: Share of the tree's memory given to AMAF tables when RAVE is on.
 AMAF_SHARE = 0.25
@@ -37,9 +35,6 @@ AMAF_SHARE = 0.25
 SLOT_BYTES = 4
 #: The value of a move no simulation has played yet: above every mean, so it is tried first.
 _UNSEEN = 2.0
-#: The loop's per-iteration helpers allocate nothing and skip reference counting
-#: (see :mod:`mctslab.fast._loop`, which imports this module and so cannot be imported here).
-_NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
 
 
 def table_bytes(num_players: int, num_actions: int) -> int:
@@ -94,7 +89,7 @@ class AmafTables:
         return int(self.visits[index]), float(self.values[index])
 
 
-@njit(cache=True, **_NO_REFCOUNTS)
+@njit(cache=True, **NO_REFCOUNTS)
 def reference(slot_table: np.ndarray, counts: np.ndarray, node: int, ref: int, current: int) -> int:
     """The table selection reads below ``node``: its own once it holds ``ref`` simulations.
 
@@ -106,7 +101,7 @@ def reference(slot_table: np.ndarray, counts: np.ndarray, node: int, ref: int, c
     return current
 
 
-@njit(cache=True, error_model="numpy", **_NO_REFCOUNTS)
+@njit(cache=True, error_model="numpy", **NO_REFCOUNTS)
 def blend(
     scores: np.ndarray,
     visits: np.ndarray,
@@ -148,7 +143,7 @@ def blend(
     return best
 
 
-@njit(cache=True, **_NO_REFCOUNTS)
+@njit(cache=True, **NO_REFCOUNTS)
 def best_untried(
     legal: np.ndarray,
     count: int,
@@ -189,7 +184,7 @@ def best_untried(
     return best, stamp
 
 
-@njit(cache=True, **_NO_REFCOUNTS)
+@njit(cache=True, **NO_REFCOUNTS)
 def record(
     path: np.ndarray,
     depth: int,
