@@ -4,6 +4,8 @@ Plain UCT, whose visit counts add up exactly (transpositions: tests/fast/test_tr
 
 from __future__ import annotations
 
+import tracemalloc
+
 import pytest
 
 from mctslab import make
@@ -87,3 +89,28 @@ def test_advancing_by_an_illegal_move_is_refused() -> None:
     mcts.search(state, Budget(iterations=50))
     with pytest.raises(ValueError, match="Move 4 is not legal in the engine's root position"):
         mcts.advance(4)
+
+
+@pytest.mark.parametrize("game", ["connect4", "gomoku"])  # Gomoku: GRAVE's tables too
+@pytest.mark.parametrize("advance", [True, False])
+def test_a_search_holds_one_tree_not_the_one_before_too(game: str, advance: bool) -> None:
+    # The memory budget covers the engine's whole tree: while the second search
+    # runs (re-rooted by advance(), or from another position), the first tree
+    # and its AMAF tables must be gone. tracemalloc sees numpy's arrays.
+    budget = Budget(iterations=4000, memory_mb=2.0)
+    mcts = FastMCTS(SearchConfig(seed=0), progress_interval=0.0)
+    state = make(game) if game == "connect4" else make(game, size=9)
+    held: list[int] = []
+    tracemalloc.start()
+    try:
+        first = mcts.search(state, budget)
+        if advance:
+            mcts.advance(first.best_move)
+        state.apply(first.best_move)
+        mcts.search(
+            state, budget, progress=lambda _: held.append(tracemalloc.get_traced_memory()[0])
+        )
+    finally:
+        tracemalloc.stop()
+    assert held
+    assert max(held) <= 1.1 * 2.0 * 2**20

@@ -38,7 +38,7 @@ from mctslab.fast._loop import (
     warm_up,
 )
 from mctslab.fast._pool import WorkerPool, split_budget
-from mctslab.fast._rave import SLOT_BYTES, AmafTables, split, table_bytes
+from mctslab.fast._rave import AmafTables, split, table_bytes
 from mctslab.fast._stats import RootStats, build_result
 from mctslab.fast._tree import MAX_ACTIONS, Tree, bytes_per_node
 from mctslab.games._base import Kernel, State
@@ -82,9 +82,12 @@ class FastMCTS:
     tables); ``max_nodes`` stops the search at that many nodes. Without
     either the arrays reserve :data:`DEFAULT_TREE_MB` and, once full, the
     search goes on without adding nodes. Each worker gets an equal share of
-    node and memory limits. With the solver a search also ends once the
-    root's value is proven (``stopped_by="proven"``). The first search
-    compiles the loop if numba's cache lacks it (see :func:`mctslab.fast.warm_up`).
+    node and memory limits. Between searches the engine keeps one tree (with
+    ``reuse_tree``); re-rooting it copies the subtree kept into a new tree,
+    so for that copy, before the next search starts, two trees exist. With
+    the solver a search also ends once the root's value is proven
+    (``stopped_by="proven"``). The first search compiles the loop if numba's
+    cache lacks it (see :func:`mctslab.fast.warm_up`).
     """
 
     name = "compiled"
@@ -185,7 +188,7 @@ class FastMCTS:
                     f"Move {move!r} is not legal in the engine's root position; legal moves: "
                     f"{root_state.legal_moves()}.\n{root_state}"
                 )
-            self._tree = None
+            self._tree = self._amaf = None
         else:
             self._root = child
         root_state.apply(move)
@@ -246,6 +249,8 @@ class FastMCTS:
             capacity, tables = split(capacity, node_bytes, size)
         tree = self._tree_for(state, capacity)
         amaf = self._amaf_for(tree, tables, spec.num_players * spec.num_actions, rave=rave)
+        # Only the tree searched stays alive: a kept tree it was copied from is let go.
+        self._tree, self._root, self._root_state = tree, 0, None
         expand_moves, rollout = search_functions(state.kernel, config)
         winning_move = state.kernel.winning_move or no_winning_move
         solver = config.solver and spec.num_players == 2 and spec.zero_sum
@@ -319,7 +324,7 @@ class FastMCTS:
                 raise
             stopped_by = "stopped"
         if config.reuse_tree:
-            self._tree, self._root, self._root_state = tree, 0, state.clone()
+            self._root_state = state.clone()
         else:
             self.reset()
         simulations = int(tree.visits[0]) - first_visits
@@ -327,9 +332,10 @@ class FastMCTS:
 
     def _tree_for(self, state: State, capacity: int) -> Tree:
         """The kept subtree when ``state`` equals its root and it fits, else a fresh tree."""
-        tree = self._tree
-        if tree is None or self._root_state is None or state != self._root_state:
+        if self._tree is None or self._root_state is None or state != self._root_state:
+            self._tree = self._amaf = None  # freed before a new tree is allocated
             return self._new_tree(capacity)
+        tree = self._tree
         if self._root == 0 and tree.capacity == capacity:
             return tree
         return tree.subtree(self._root, capacity) or self._new_tree(capacity)
@@ -342,12 +348,12 @@ class FastMCTS:
 
     def _node_bytes(self, rave: bool) -> int:
         """Bytes a tree slot costs with this engine's options."""
-        extra = SLOT_BYTES if rave else 0
-        return bytes_per_node(tuned=self._tuned, hashed=self.config.transpositions) + extra
+        return bytes_per_node(tuned=self._tuned, hashed=self.config.transpositions, rave=rave)
 
     def _amaf_for(self, tree: Tree, tables: int, width: int, *, rave: bool) -> AmafTables:
         """The AMAF pool of ``tree``: the one kept with it, else a new one (empty without RAVE)."""
         if not rave:
+            self._amaf = None
             return AmafTables(0, 0, 0)
         if self._amaf is None or self._amaf[0] is not tree:
             self._amaf = (tree, AmafTables(tree.capacity, tables, width))

@@ -39,6 +39,7 @@ from mctslab.fast._loop import (
     reindex,
     resolve,
 )
+from mctslab.fast._rave import SLOT_BYTES
 
 _DTYPES = (np.int32, np.float64, np.int32, np.int16, np.int16, np.int16, np.int8)
 BYTES_PER_NODE = sum(np.dtype(dtype).itemsize for dtype in _DTYPES)
@@ -48,16 +49,20 @@ MAX_ACTIONS = int(np.iinfo(np.int16).max)
 FIRST_TABLE = 1024
 
 
-def bytes_per_node(*, tuned: bool, hashed: bool) -> int:
+def bytes_per_node(*, tuned: bool, hashed: bool, rave: bool = False) -> int:
     """Bytes a slot costs with these options, the hash table's worst case included.
 
     The table holds at most MAX_LOAD entries per entry slot and at most
     doubles past the capacity, so it never has more than 2 / MAX_LOAD int32
-    entries per tree slot.
+    entries per tree slot. With RAVE a slot also holds its AMAF table number;
+    the tables themselves take a quarter of a memory budget
+    (:data:`mctslab.fast._rave.AMAF_SHARE`), which this count leaves out.
     """
     extra = 8 if tuned else 0
     if hashed:
         extra += 8 + int(2 / MAX_LOAD) * 4
+    if rave:
+        extra += SLOT_BYTES
     return BYTES_PER_NODE + extra
 
 
