@@ -118,7 +118,7 @@ class SearchConfig:
       differed per game). The statistics take a quarter of the tree's
       memory budget (see :mod:`mctslab.fast._rave`). Players must take
       turns, as the solver assumes. None (the default) leaves it to the
-      game: on for Gomoku, where it measured +170 to +230 Elo at equal time,
+      game: on for Gomoku, where it measured +168 to +230 Elo at equal time,
       off for Connect Four and Othello, where it lost 65 to 123 Elo at
       equal iterations (benchmarks/STRENGTH.md). Compiled engine only.
     """
