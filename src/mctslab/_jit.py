@@ -64,7 +64,7 @@ def new_rng(seed: int | None) -> np.ndarray:
     return np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
 
 
-@njit(types.int64(MOVES, types.int64, types.int64), cache=True)
+@njit(types.int64(MOVES, types.int64, types.int64), cache=True, **NO_REFCOUNTS)
 def record(played: np.ndarray, count: int, move: int) -> int:
     """Write ``move`` as a playout's move number ``count`` if ``played`` has room; the new count."""
     if count < played.shape[0]:
@@ -73,7 +73,7 @@ def record(played: np.ndarray, count: int, move: int) -> int:
     return count
 
 
-@njit(types.uint64(RNG), cache=True)
+@njit(types.uint64(RNG), cache=True, **NO_REFCOUNTS)
 def next_u64(rng: np.ndarray) -> int:
     """Next 64 random bits (SplitMix64)."""
     rng[0] += _GOLDEN
@@ -83,13 +83,39 @@ def next_u64(rng: np.ndarray) -> int:
     return z ^ (z >> _U31)
 
 
-@njit(types.int64(RNG, types.int64), cache=True)
+@njit(types.int64(RNG, types.int64), cache=True, **NO_REFCOUNTS)
 def randint(rng: np.ndarray, n: int) -> int:
     """Uniform integer in ``[0, n)`` for ``0 < n < 2**32`` (Lemire's multiply-shift)."""
     return int(((next_u64(rng) >> _U32) * np.uint64(n)) >> _U32)
 
 
-@njit(types.float64(RNG), cache=True)
+@njit(types.float64(RNG), cache=True, **NO_REFCOUNTS)
 def uniform(rng: np.ndarray) -> float:
     """Uniform float in ``[0, 1)`` with 53 random bits."""
     return float(next_u64(rng) >> _U11) * (1.0 / 9007199254740992.0)
+
+
+#: Bit sets :func:`nth_bit` answers for: below 2 ** SMALL_SET_BITS.
+SMALL_SET_BITS = 9
+
+
+def _nth_bit_table() -> np.ndarray:
+    """Entry ``bits << 4 | n``: the index of set bit number ``n`` of ``bits`` (-1: none)."""
+    table = np.full(1 << (SMALL_SET_BITS + 4), -1, dtype=np.int8)
+    for bits in range(1 << SMALL_SET_BITS):
+        ones = [i for i in range(SMALL_SET_BITS) if bits >> i & 1]
+        for n, index in enumerate(ones):
+            table[bits << 4 | n] = index
+    return table
+
+
+_NTH_BIT = _nth_bit_table()
+
+
+@njit(cache=True, inline="always")
+def nth_bit(bits: int, n: int) -> int:
+    """The index of set bit number ``n`` of ``bits`` (from 0, lowest first), for a
+    bit set below 2 ** :data:`SMALL_SET_BITS` with more than ``n`` bits set: one
+    table lookup, for the rollouts that pick a random cell or column of a small board.
+    """
+    return int(_NTH_BIT[bits << 4 | n])

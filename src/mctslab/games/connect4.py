@@ -17,6 +17,7 @@ from mctslab._jit import (
     LEGAL_MOVES_SIG,
     ROLLOUT_SIG,
     WINNING_MOVE_SIG,
+    nth_bit,
     randint,
     record,
 )
@@ -95,23 +96,33 @@ def apply(state: np.ndarray, move: int) -> None:
         state[STATUS] = DRAW
 
 
+@njit(cache=True)
+def _open_columns(state: np.ndarray) -> tuple[int, int]:
+    """The columns with room as a bit set (bit c: column c), and how many there are.
+
+    The rollouts pick among them with :func:`nth_bit`, in the order of
+    :func:`legal_moves`, so they need no move list (and allocate nothing).
+    """
+    columns = 0
+    count = 0
+    for column in range(COLUMNS):
+        if state[MASK] & _top(column) == 0:
+            columns |= 1 << column
+            count += 1
+    return columns, count
+
+
 @njit(ROLLOUT_SIG, cache=True)
 def rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
-    # The open columns are kept in a list; a column that fills up is swapped
-    # out, so each move is one draw among the legal ones.
-    open_columns = np.empty(COLUMNS, dtype=np.int64)
-    count = legal_moves(state, open_columns)
+    open_columns, count = _open_columns(state)
     recorded = 0
-    while count > 0:
-        pick = randint(rng, count)
-        column = open_columns[pick]
+    while state[STATUS] == ONGOING:
+        column = nth_bit(open_columns, randint(rng, count))
         apply(state, column)
         recorded = record(played, recorded, column)
-        if state[STATUS] != ONGOING:
-            return recorded
         if state[MASK] & _top(column):
+            open_columns ^= 1 << column
             count -= 1
-            open_columns[pick] = open_columns[count]
     return recorded
 
 
@@ -162,7 +173,7 @@ def winning_move(state: np.ndarray) -> int:
 @njit(ROLLOUT_SIG, cache=True)
 def decisive_rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
     """Random columns, but a win is taken and the opponent's is blocked (Teytaud & Teytaud 2010)."""
-    open_columns = np.empty(COLUMNS, dtype=np.int64)
+    open_columns, count = _open_columns(state)
     recorded = 0
     while state[STATUS] == ONGOING:
         player = state[TO_MOVE]
@@ -170,9 +181,12 @@ def decisive_rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> 
         if column < 0:
             column = _winning_column(state, 1 - player)
         if column < 0:
-            column = open_columns[randint(rng, legal_moves(state, open_columns))]
+            column = nth_bit(open_columns, randint(rng, count))
         apply(state, column)
         recorded = record(played, recorded, column)
+        if state[MASK] & _top(column):
+            open_columns ^= 1 << column
+            count -= 1
     return recorded
 
 

@@ -10,6 +10,7 @@ from mctslab._jit import (
     LEGAL_MOVES_SIG,
     ROLLOUT_SIG,
     WINNING_MOVE_SIG,
+    nth_bit,
     randint,
     record,
 )
@@ -70,14 +71,32 @@ def apply(state: np.ndarray, move: int) -> None:
         state[STATUS] = DRAW
 
 
+@njit(cache=True)
+def _empty_cells(state: np.ndarray) -> tuple[int, int]:
+    """The empty cells as a bit set (bit i: cell i), and how many there are.
+
+    The rollouts pick among them with :func:`nth_bit`, in the order of
+    :func:`legal_moves`, so they need no move list (and allocate nothing).
+    """
+    cells = 0
+    count = 0
+    for cell in range(9):
+        if state[CELLS + cell] == 0:
+            cells |= 1 << cell
+            count += 1
+    return cells, count
+
+
 @njit(ROLLOUT_SIG, cache=True)
 def rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
-    moves = np.empty(9, dtype=np.int64)
+    empty, count = _empty_cells(state)
     recorded = 0
     while state[STATUS] == ONGOING:
-        move = moves[randint(rng, legal_moves(state, moves))]
+        move = nth_bit(empty, randint(rng, count))
         apply(state, move)
         recorded = record(played, recorded, move)
+        empty ^= 1 << move
+        count -= 1
     return recorded
 
 
@@ -108,7 +127,7 @@ def winning_move(state: np.ndarray) -> int:
 @njit(ROLLOUT_SIG, cache=True)
 def decisive_rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
     """Random moves, but a win is taken and the opponent's is blocked (Teytaud & Teytaud 2010)."""
-    moves = np.empty(9, dtype=np.int64)
+    empty, count = _empty_cells(state)
     recorded = 0
     while state[STATUS] == ONGOING:
         player = state[TO_MOVE]
@@ -116,9 +135,11 @@ def decisive_rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> 
         if move < 0:
             move = _completing_cell(state, 2 - player)
         if move < 0:
-            move = moves[randint(rng, legal_moves(state, moves))]
+            move = nth_bit(empty, randint(rng, count))
         apply(state, move)
         recorded = record(played, recorded, move)
+        empty ^= 1 << move
+        count -= 1
     return recorded
 
 
