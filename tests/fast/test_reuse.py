@@ -96,10 +96,14 @@ def test_advancing_by_an_illegal_move_is_refused() -> None:
 def test_a_search_holds_one_tree_not_the_one_before_too(game: str, advance: bool) -> None:
     # The memory budget covers the engine's whole tree: while the second search
     # runs (re-rooted by advance(), or from another position), the first tree
-    # and its AMAF tables must be gone. tracemalloc sees numpy's arrays.
+    # and its AMAF tables must be gone. Re-rooting copies the subtree kept, so
+    # for that copy two trees exist; a fresh tree never coexists with the old.
+    # tracemalloc sees numpy's arrays (the code is loaded before it starts).
     budget = Budget(iterations=4000, memory_mb=2.0)
-    mcts = FastMCTS(SearchConfig(seed=0), progress_interval=0.0)
+    limit = 2.0 * 2**20
     state = make(game) if game == "connect4" else make(game, size=9)
+    FastMCTS(SearchConfig(seed=1)).search(state, Budget(iterations=100))
+    mcts = FastMCTS(SearchConfig(seed=0), progress_interval=0.0)
     held: list[int] = []
     tracemalloc.start()
     try:
@@ -107,10 +111,15 @@ def test_a_search_holds_one_tree_not_the_one_before_too(game: str, advance: bool
         if advance:
             mcts.advance(first.best_move)
         state.apply(first.best_move)
+        before, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
         mcts.search(
             state, budget, progress=lambda _: held.append(tracemalloc.get_traced_memory()[0])
         )
+        _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
+    assert before >= 0.5 * limit  # the first tree was traced (a hash table grows later)
     assert held
-    assert max(held) <= 1.1 * 2.0 * 2**20
+    assert max(held) <= 1.1 * limit
+    assert peak <= (2.2 if advance else 1.1) * limit

@@ -77,14 +77,15 @@ class FastMCTS:
 
     Budgets: ``memory_mb`` sizes the tree's arrays (MiB; never exceeded, the
     search stops when a new node does not fit; a node takes
-    :func:`~mctslab.fast.bytes_per_node` bytes, more with transpositions and
-    UCB1-Tuned; with RAVE 4 more, and a quarter of the budget holds the AMAF
-    tables); ``max_nodes`` stops the search at that many nodes. Without
+    :func:`~mctslab.fast.bytes_per_node` bytes, more with transpositions,
+    UCB1-Tuned and RAVE, whose AMAF tables also take a quarter of the
+    budget); ``max_nodes`` stops the search at that many nodes. Without
     either the arrays reserve :data:`DEFAULT_TREE_MB` and, once full, the
     search goes on without adding nodes. Each worker gets an equal share of
     node and memory limits. Between searches the engine keeps one tree (with
-    ``reuse_tree``); re-rooting it copies the subtree kept into a new tree,
-    so for that copy, before the next search starts, two trees exist. With
+    ``reuse_tree``). A search from a kept tree's child (after :meth:`advance`)
+    first copies that subtree into a tree of its own: during the copy the
+    two trees exist, not their AMAF tables; then only the copy. With
     the solver a search also ends once the root's value is proven
     (``stopped_by="proven"``). The first search compiles the loop if numba's
     cache lacks it (see :func:`mctslab.fast.warm_up`).
@@ -249,8 +250,10 @@ class FastMCTS:
             capacity, tables = split(capacity, node_bytes, size)
         tree = self._tree_for(state, capacity)
         amaf = self._amaf_for(tree, tables, spec.num_players * spec.num_actions, rave=rave)
-        # Only the tree searched stays alive: a kept tree it was copied from is let go.
-        self._tree, self._root, self._root_state = tree, 0, None
+        # The tree searched is the one kept (a kept tree it was copied from is let
+        # go); it is whole between chunks, so an exception leaves it usable.
+        self._tree, self._root = tree, 0
+        self._root_state = state.clone() if config.reuse_tree else None
         expand_moves, rollout = search_functions(state.kernel, config)
         winning_move = state.kernel.winning_move or no_winning_move
         solver = config.solver and spec.num_players == 2 and spec.zero_sum
@@ -323,9 +326,7 @@ class FastMCTS:
             if tree.num_children[0] == 0:
                 raise
             stopped_by = "stopped"
-        if config.reuse_tree:
-            self._root_state = state.clone()
-        else:
+        if not config.reuse_tree:
             self.reset()
         simulations = int(tree.visits[0]) - first_visits
         return RootStats.of_tree(tree, simulations, stopped_by, config.final_move, lines)
@@ -335,10 +336,15 @@ class FastMCTS:
         if self._tree is None or self._root_state is None or state != self._root_state:
             self._tree = self._amaf = None  # freed before a new tree is allocated
             return self._new_tree(capacity)
-        tree = self._tree
-        if self._root == 0 and tree.capacity == capacity:
-            return tree
-        return tree.subtree(self._root, capacity) or self._new_tree(capacity)
+        if self._root == 0 and self._tree.capacity == capacity:
+            return self._tree
+        # The copy needs the kept tree, but not its AMAF pool (never copied), and
+        # a new tree, if the copy does not fit, needs neither.
+        kept = self._tree
+        self._tree = self._amaf = None
+        copy = kept.subtree(self._root, capacity)
+        del kept
+        return copy if copy is not None else self._new_tree(capacity)
 
     def _uses_rave(self, state: State) -> bool:
         """Whether GRAVE is on for ``state``'s game: as configured, else as the game prefers."""
