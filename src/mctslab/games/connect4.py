@@ -112,20 +112,6 @@ def _open_columns(state: np.ndarray) -> tuple[int, int]:
     return columns, count
 
 
-@njit(ROLLOUT_SIG, cache=True)
-def rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
-    open_columns, count = _open_columns(state)
-    recorded = 0
-    while state[STATUS] == ONGOING:
-        column = nth_bit(open_columns, randint(rng, count))
-        apply(state, column)
-        recorded = record(played, recorded, column)
-        if state[MASK] & _top(column):
-            open_columns ^= 1 << column
-            count -= 1
-    return recorded
-
-
 @njit(cache=True)
 def _winning_cells(stones: int, mask: int) -> int:
     """Empty cells (playable now or not) that would complete four for ``stones``.
@@ -170,16 +156,18 @@ def winning_move(state: np.ndarray) -> int:
     return _winning_column(state, state[TO_MOVE])
 
 
-@njit(ROLLOUT_SIG, cache=True)
-def decisive_rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
-    """Random columns, but a win is taken and the opponent's is blocked (Teytaud & Teytaud 2010)."""
+@njit(cache=True, inline="always")
+def _playout(state: np.ndarray, rng: np.ndarray, played: np.ndarray, decisive: bool) -> int:
+    """Random columns to the end; ``decisive``: a win is taken, else the opponent's blocked."""
     open_columns, count = _open_columns(state)
     recorded = 0
     while state[STATUS] == ONGOING:
-        player = state[TO_MOVE]
-        column = _winning_column(state, player)
-        if column < 0:
-            column = _winning_column(state, 1 - player)
+        column = -1
+        if decisive:
+            player = state[TO_MOVE]
+            column = _winning_column(state, player)
+            if column < 0:
+                column = _winning_column(state, 1 - player)
         if column < 0:
             column = nth_bit(open_columns, randint(rng, count))
         apply(state, column)
@@ -188,6 +176,17 @@ def decisive_rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> 
             open_columns ^= 1 << column
             count -= 1
     return recorded
+
+
+@njit(ROLLOUT_SIG, cache=True)
+def rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
+    return _playout(state, rng, played, False)
+
+
+@njit(ROLLOUT_SIG, cache=True)
+def decisive_rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
+    """Random columns, but a win is taken and the opponent's is blocked (Teytaud & Teytaud 2010)."""
+    return _playout(state, rng, played, True)
 
 
 KERNEL = Kernel(

@@ -87,19 +87,6 @@ def _empty_cells(state: np.ndarray) -> tuple[int, int]:
     return cells, count
 
 
-@njit(ROLLOUT_SIG, cache=True)
-def rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
-    empty, count = _empty_cells(state)
-    recorded = 0
-    while state[STATUS] == ONGOING:
-        move = nth_bit(empty, randint(rng, count))
-        apply(state, move)
-        recorded = record(played, recorded, move)
-        empty ^= 1 << move
-        count -= 1
-    return recorded
-
-
 @njit(cache=True)
 def _completing_cell(state: np.ndarray, stone: int) -> int:
     """An empty cell that gives ``stone`` three in a row, or -1."""
@@ -124,16 +111,18 @@ def winning_move(state: np.ndarray) -> int:
     return _completing_cell(state, state[TO_MOVE] + 1)
 
 
-@njit(ROLLOUT_SIG, cache=True)
-def decisive_rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
-    """Random moves, but a win is taken and the opponent's is blocked (Teytaud & Teytaud 2010)."""
+@njit(cache=True, inline="always")
+def _playout(state: np.ndarray, rng: np.ndarray, played: np.ndarray, decisive: bool) -> int:
+    """Random moves to the end; ``decisive``: a win is taken, else the opponent's blocked."""
     empty, count = _empty_cells(state)
     recorded = 0
     while state[STATUS] == ONGOING:
-        player = state[TO_MOVE]
-        move = _completing_cell(state, player + 1)
-        if move < 0:
-            move = _completing_cell(state, 2 - player)
+        move = -1
+        if decisive:
+            player = state[TO_MOVE]
+            move = _completing_cell(state, player + 1)
+            if move < 0:
+                move = _completing_cell(state, 2 - player)
         if move < 0:
             move = nth_bit(empty, randint(rng, count))
         apply(state, move)
@@ -141,6 +130,17 @@ def decisive_rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> 
         empty ^= 1 << move
         count -= 1
     return recorded
+
+
+@njit(ROLLOUT_SIG, cache=True)
+def rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
+    return _playout(state, rng, played, False)
+
+
+@njit(ROLLOUT_SIG, cache=True)
+def decisive_rollout(state: np.ndarray, rng: np.ndarray, played: np.ndarray) -> int:
+    """Random moves, but a win is taken and the opponent's is blocked (Teytaud & Teytaud 2010)."""
+    return _playout(state, rng, played, True)
 
 
 KERNEL = Kernel(
