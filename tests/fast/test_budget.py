@@ -117,4 +117,4 @@ def test_a_memory_budget_holds_the_transposition_table_as_it_grows() -> None:
     used = sum(array.nbytes for array in tree.arrays) + tree.table.nbytes
     assert used <= tree.nbytes <= 0.5 * 2**20
     assert tree.table.shape[0] > 1024  # it grew from its first size
-    assert tree.nbytes == tree.capacity * bytes_per_node(tuned=True, hashed=True)
+    assert tree.nbytes == tree.capacity * bytes_per_node(tuned=True, hashed=True, solver=True)

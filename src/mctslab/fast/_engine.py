@@ -164,7 +164,7 @@ class FastMCTS:
             return (
                 int(tree.move[slot]),
                 visits,
-                float(tree.values[node]) / visits if visits else 0.0,
+                float(tree.values[node]),
             )
 
         def children(slot: int) -> range:
@@ -354,7 +354,12 @@ class FastMCTS:
 
     def _node_bytes(self, rave: bool) -> int:
         """Bytes a tree slot costs with this engine's options."""
-        return bytes_per_node(tuned=self._tuned, hashed=self.config.transpositions, rave=rave)
+        return bytes_per_node(
+            tuned=self._tuned,
+            hashed=self.config.transpositions,
+            solver=self.config.solver,
+            rave=rave,
+        )
 
     def _amaf_for(self, tree: Tree, tables: int, width: int, *, rave: bool) -> AmafTables:
         """The AMAF pool of ``tree``: the one kept with it, else a new one (empty without RAVE)."""
@@ -366,7 +371,12 @@ class FastMCTS:
         return self._amaf[1]
 
     def _new_tree(self, capacity: int) -> Tree:
-        return Tree(capacity, tuned=self._tuned, hashed=self.config.transpositions)
+        return Tree(
+            capacity,
+            tuned=self._tuned,
+            hashed=self.config.transpositions,
+            solver=self.config.solver,
+        )
 
     def _result(self, state: State, stats: RootStats, seconds: float) -> SearchResult:
         return build_result(state, stats, self.config.final_move, seconds, self.name)

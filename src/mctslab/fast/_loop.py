@@ -15,7 +15,11 @@ its child count, or exactly its number of legal moves if that is smaller)
 and moves to a block twice as big when it fills. Allocating a slot for every
 legal move at once would be simpler, but UCT expands most nodes it visits
 twice, so wide games (Gomoku 15x15: 225 moves) would fill ~90 slots per
-iteration (measured).
+iteration (measured). The root is the exception: every search past its
+first few iterations tries all its moves, so its block holds them all from
+the start, right after the root (slot 1, not aligned: it never moves), and
+leaves no outgrown blocks behind (on 19x19 those, with the gap an aligned
+block left, were half the slots of a 500-node tree).
 
 Blocks come from a buddy allocator (Knowlton 1965): a free block of 2**k
 slots starts at a multiple of 2**k and waits on the free list for k; a
@@ -124,12 +128,12 @@ MAX_LOAD = 0.5
 _UNUSED, _PENDING_ALIAS = -2, -3
 
 VISITS = types.int32[::1]
-VALUES = types.float64[::1]
+VALUES = types.float32[::1]
 FIRST_CHILD = types.int32[::1]
 COUNT = types.int16[::1]
 MOVE = types.int16[::1]
 PROVEN_VALUES = types.int8[::1]
-SQUARES = types.float64[::1]
+SQUARES = types.float32[::1]
 HASHES = types.int64[::1]
 TABLE = types.int32[::1]
 COUNTERS = types.int64[::1]
@@ -486,15 +490,15 @@ def _best_child(
         scale = np.float32(c / math.sqrt(2.0))
         for i in range(count):
             inverse = np.float32(1.0) / np.float32(child_visits[i])
-            mean = np.float32(child_values[i]) * inverse
-            spread = max(np.float32(0.0), np.float32(child_squares[i]) * inverse - mean * mean)
+            mean = child_values[i]
+            spread = max(np.float32(0.0), child_squares[i] - mean * mean)
             bound = min(np.float32(0.25), spread + np.sqrt(np.float32(2.0) * log_n * inverse))
             scores[i] = mean + scale * np.sqrt(log_n * inverse * bound)
     else:
         explore = np.float32(c) * np.sqrt(log_n)
         for i in range(count):
             inverse = np.float32(1.0) / np.float32(child_visits[i])
-            scores[i] = np.float32(child_values[i]) * inverse + explore * np.sqrt(inverse)
+            scores[i] = child_values[i] + explore * np.sqrt(inverse)
     if solver:
         child_proven = proven[first : first + count]
         for i in range(count):
@@ -537,12 +541,14 @@ def _gather(
         return False
     gathered_visits, gathered_values, gathered_proven, gathered_squares = gathered
     tuned = squares.shape[0] > 0
+    solver = proven.shape[0] > 0
     for i in range(count):
         node = resolve(first_child, hashes, table, first + i)
         targets[i] = node
         gathered_visits[i] = visits[node]
         gathered_values[i] = values[node]
-        gathered_proven[i] = proven[node]
+        if solver:
+            gathered_proven[i] = proven[node]
         if tuned:
             gathered_squares[i] = squares[node]
     return True
@@ -605,8 +611,9 @@ def _search(  # type: ignore[no-untyped-def]
     grow, or when the solver has proven the root. With ``SIMULATE_WHEN_FULL``
     a full tree simulates from the leaf reached instead of expanding it.
     ``num_moves`` of a node is 0 until its moves are first listed.
-    ``squares`` (UCB1-Tuned), ``hashes``/``table`` (transpositions) and the
-    AMAF arrays (RAVE) are only touched when their option is on.
+    ``squares`` (UCB1-Tuned), ``proven`` (the solver), ``hashes``/``table``
+    (transpositions) and the AMAF arrays (RAVE) are only touched when their
+    option is on.
     """
     capacity = visits.shape[0]
     state = np.empty_like(root_state)
@@ -616,9 +623,9 @@ def _search(  # type: ignore[no-untyped-def]
     targets = np.empty(num_actions, dtype=np.int64)
     gathered = (
         np.empty(num_actions if transpose else 0, dtype=np.int32),
-        np.empty(num_actions if transpose else 0, dtype=np.float64),
-        np.empty(num_actions if transpose else 0, dtype=np.int8),
-        np.empty(num_actions if transpose and tuned else 0, dtype=np.float64),
+        np.empty(num_actions if transpose else 0, dtype=np.float32),
+        np.empty(num_actions if transpose and solver else 0, dtype=np.int8),
+        np.empty(num_actions if transpose and tuned else 0, dtype=np.float32),
     )
     stamp = 0
     rewards = np.empty(num_players, dtype=np.float64)
@@ -753,7 +760,9 @@ def _search(  # type: ignore[no-untyped-def]
                         amaf_values,
                         rave_bias,
                     )
-                if pick == WON_CHILD or (pick == NO_CHILD and tried == num_moves[node]):
+                if solver and (
+                    pick == WON_CHILD or (pick == NO_CHILD and tried == num_moves[node])
+                ):
                     # Proven by its children, learnt on the way down (through a transposition).
                     known = settle(
                         first_child, num_children, num_moves, proven, hashes, table, node, transpose
@@ -807,9 +816,19 @@ def _search(  # type: ignore[no-untyped-def]
                 for i in range(count):
                     if legal[i] == root_winner:
                         pick = i
-            if tried == block_size(tried, count):  # the block is full (or there is none)
-                size = block_size(tried + 1, count)
-                block = _allocate(counters, first_child, num_children, visits, size, capacity)
+            # Is the block full (or there none)? The root's holds all its moves at once.
+            if (tried == 0) if node == 0 else (tried == block_size(tried, count)):
+                if node == 0:
+                    # A fresh tree's first block, which never moves: no alignment, no gap.
+                    size = count
+                    block = counters[USED]
+                    if block + size > capacity:
+                        block = -1
+                    else:
+                        counters[USED] = block + size
+                else:
+                    size = block_size(tried + 1, count)
+                    block = _allocate(counters, first_child, num_children, visits, size, capacity)
                 if block < 0:
                     if when_full == SIMULATE_WHEN_FULL:
                         break
@@ -823,7 +842,8 @@ def _search(  # type: ignore[no-untyped-def]
                     num_children[block + i] = num_children[first + i]
                     num_moves[block + i] = num_moves[first + i]
                     move[block + i] = move[first + i]
-                    proven[block + i] = proven[first + i]
+                    if solver:
+                        proven[block + i] = proven[first + i]
                     if tuned:
                         squares[block + i] = squares[first + i]
                     if rave:
@@ -844,7 +864,8 @@ def _search(  # type: ignore[no-untyped-def]
             num_children[child] = 0
             num_moves[child] = 0
             move[child] = legal[pick]
-            proven[child] = 0
+            if solver:
+                proven[child] = 0
             if tuned:
                 squares[child] = 0.0
             if rave:
@@ -903,9 +924,14 @@ def _search(  # type: ignore[no-untyped-def]
             entered = path[level]
             gain = gains[movers[level]]
             visits[entered] += 1
-            values[entered] += gain
+            # Running means (in double precision, rounded once): a float32 sum would
+            # stop growing past 2**24 visits, a mean only stops moving.
+            share = 1.0 / visits[entered]
+            mean = values[entered]
+            values[entered] = mean + (gain - mean) * share
             if tuned:
-                squares[entered] += gain * gain
+                mean = squares[entered]
+                squares[entered] = mean + (gain * gain - mean) * share
         if rave:
             amaf_stamp = _rave.record(
                 path,
@@ -974,17 +1000,19 @@ def _compact(  # type: ignore[no-untyped-def]
     slot in the source (_UNUSED for the tail of a block, _PENDING_ALIAS for
     an alias). With transpositions (``new_table`` longer than 1) each position
     is copied once, where breadth-first order first meets it, and entered
-    in ``new_table``; later children for it become aliases. ``squares`` is
-    copied when it has slots.
+    in ``new_table``; later children for it become aliases. ``squares`` and
+    ``proven`` are copied when they have slots.
     """
     capacity = new_visits.shape[0]
     transpose = new_table.shape[0] > 1
     tuned = new_squares.shape[0] > 0
+    solver = new_proven.shape[0] > 0
     new_visits[0] = visits[root]
     new_values[0] = values[root]
     new_num_moves[0] = num_moves[root]
     new_move[0] = move[root]
-    new_proven[0] = proven[root]
+    if solver:
+        new_proven[0] = proven[root]
     if tuned:
         new_squares[0] = squares[root]
     if transpose:
@@ -1003,7 +1031,7 @@ def _compact(  # type: ignore[no-untyped-def]
         new_first_child[node] = 0
         count = num_children[origin] if origin >= 0 else 0
         if count > 0:
-            size = block_size(count, num_moves[origin])
+            size = num_moves[origin] if node == 0 else block_size(count, num_moves[origin])
             if used + size > capacity:
                 return False
             first = first_child[origin]
@@ -1023,7 +1051,8 @@ def _compact(  # type: ignore[no-untyped-def]
                 new_visits[slot] = visits[child]
                 new_values[slot] = values[child]
                 new_num_moves[slot] = num_moves[child]
-                new_proven[slot] = proven[child]
+                if solver:
+                    new_proven[slot] = proven[child]
                 if tuned:
                     new_squares[slot] = squares[child]
                 new_first_child[slot] = child

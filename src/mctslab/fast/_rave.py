@@ -134,7 +134,7 @@ def blend(
         samples = amaf_visits[index]
         if samples > 0:
             n = visits[first + i]
-            mean = values[first + i] / n
+            mean = values[first + i]
             beta = samples / (samples + n + bias * samples * n)
             scores[i] += np.float32(beta * (amaf_values[index] / samples - mean))
         if scores[i] > best_score:

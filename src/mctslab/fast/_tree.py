@@ -1,21 +1,22 @@
 """The compiled engine's tree: parallel NumPy arrays, one slot per node.
 
-Per slot: visits (int32), value sum (float64: a float32 sum stops growing by
-1 past 2**24 visits), first child slot (int32), child count and legal-move
-count (int16 each), the move that led here (int16) and a proven value (int8,
-the solver's; 0 means unproven). That is :data:`BYTES_PER_NODE` bytes.
-UCB1-Tuned adds a sum of squared rewards (float64), transpositions a
-position hash (int64) and a share of the hash table (see
-:func:`bytes_per_node`).
+Per slot: visits (int32), mean value (float32, a running mean: a float32
+sum would stop growing by 1 past 2**24 visits, where a mean only stops
+moving), first child slot (int32), child count and legal-move count (int16
+each) and the move that led here (int16). That is :data:`BYTES_PER_NODE`
+bytes. The solver adds a proven value (int8; 0 means unproven), UCB1-Tuned
+a mean squared reward (float32), transpositions a position hash (int64) and
+a share of the hash table (see :func:`bytes_per_node`).
 
 Children blocks are rounded up to a power of two of slots and outgrown blocks
-go back to a buddy allocator (see :mod:`mctslab.fast._loop`): measured with
-plain settings at the benchmark's simulation counts, a tree uses 1.0-1.1
-slots per node on tic-tac-toe, Connect Four and Othello, 1.18 on Gomoku 8x8
-and 1.33-1.34 on Gomoku 15x15 (31 bytes), whose wide nodes leave part of
-their blocks empty for the children to come. That last figure depends on how
-far the frontier has grown: 1.5 at 10,000 and at 1,000,000 simulations, 1.02
-at 100,000 (before the buddy allocator merged free blocks: 2.6, 2.0 and 1.02).
+go back to a buddy allocator (see :mod:`mctslab.fast._loop`). Measured with
+plain settings over tree sizes from 500 to 1,000,000 simulations (three
+seeds each), a tree uses at most 1.14-1.18 slots per node on tic-tac-toe,
+Connect Four and Othello and 1.73-1.76 on Gomoku 8x8, 15x15 and 19x19
+(31.6 bytes), whose wide nodes leave part of their blocks empty for the
+children to come and outgrown blocks waiting for reuse. How many depends on
+how far the frontier has grown: on 15x15 from 1.0 (100,000 simulations) to
+1.7 (15,000 and 30,000).
 
 The arrays are allocated at full size up front with ``np.zeros``: the
 operating system hands out zeroed pages only when first written, so a big
@@ -41,7 +42,8 @@ from mctslab.fast._loop import (
 )
 from mctslab.fast._rave import SLOT_BYTES
 
-_DTYPES = (np.int32, np.float64, np.int32, np.int16, np.int16, np.int16, np.int8)
+_DTYPES = (np.int32, np.float32, np.int32, np.int16, np.int16, np.int16)
+#: Bytes of a slot with no option that adds an array (plain UCT).
 BYTES_PER_NODE = sum(np.dtype(dtype).itemsize for dtype in _DTYPES)
 #: Largest move id the int16 move array can hold.
 MAX_ACTIONS = int(np.iinfo(np.int16).max)
@@ -49,7 +51,7 @@ MAX_ACTIONS = int(np.iinfo(np.int16).max)
 FIRST_TABLE = 1024
 
 
-def bytes_per_node(*, tuned: bool, hashed: bool, rave: bool = False) -> int:
+def bytes_per_node(*, tuned: bool, hashed: bool, solver: bool, rave: bool = False) -> int:
     """Bytes a slot costs with these options, the hash table's worst case included.
 
     The table holds at most MAX_LOAD entries per entry slot and at most
@@ -58,7 +60,7 @@ def bytes_per_node(*, tuned: bool, hashed: bool, rave: bool = False) -> int:
     the tables themselves take a quarter of a memory budget
     (:data:`mctslab.fast._rave.AMAF_SHARE`), which this count leaves out.
     """
-    extra = 8 if tuned else 0
+    extra = (4 if tuned else 0) + (1 if solver else 0)
     if hashed:
         extra += 8 + int(2 / MAX_LOAD) * 4
     if rave:
@@ -69,10 +71,11 @@ def bytes_per_node(*, tuned: bool, hashed: bool, rave: bool = False) -> int:
 class Tree:
     """The arrays of one search tree; slot 0 is the root.
 
-    ``squares`` has slots only with ``tuned``, ``hashes`` only with
-    ``hashed``; ``table`` (the transposition table) has one entry otherwise.
-    With transpositions a child slot may be an alias of a node elsewhere:
-    read statistics through :meth:`node_of`.
+    ``squares`` has slots only with ``tuned``, ``proven`` only with
+    ``solver``, ``hashes`` only with ``hashed``; ``table`` (the
+    transposition table) has one entry otherwise. With transpositions a
+    child slot may be an alias of a node elsewhere: read statistics through
+    :meth:`node_of`.
     """
 
     __slots__ = (
@@ -98,7 +101,13 @@ class Tree:
     proven: np.ndarray
 
     def __init__(
-        self, capacity: int, *, tuned: bool = False, hashed: bool = False, table_size: int = 0
+        self,
+        capacity: int,
+        *,
+        tuned: bool = False,
+        hashed: bool = False,
+        solver: bool = False,
+        table_size: int = 0,
     ) -> None:
         (
             self.visits,
@@ -107,9 +116,9 @@ class Tree:
             self.num_children,
             self.num_moves,
             self.move,
-            self.proven,
         ) = (np.zeros(capacity, dtype=dtype) for dtype in _DTYPES)
-        self.squares = np.zeros(capacity if tuned else 0, dtype=np.float64)
+        self.proven = np.zeros(capacity if solver else 0, dtype=np.int8)
+        self.squares = np.zeros(capacity if tuned else 0, dtype=np.float32)
         self.hashes = np.zeros(capacity if hashed else 0, dtype=np.int64)
         if not hashed:
             table_size = 1
@@ -126,6 +135,10 @@ class Tree:
     @property
     def tuned(self) -> bool:
         return self.squares.shape[0] > 0
+
+    @property
+    def solver(self) -> bool:
+        return self.proven.shape[0] > 0
 
     @property
     def hashed(self) -> bool:
@@ -153,7 +166,9 @@ class Tree:
     @property
     def nbytes(self) -> int:
         """Bytes reserved: the arrays, and the most the hash table may grow to."""
-        return self.capacity * bytes_per_node(tuned=self.tuned, hashed=self.hashed)
+        return self.capacity * bytes_per_node(
+            tuned=self.tuned, hashed=self.hashed, solver=self.solver
+        )
 
     @property
     def nodes(self) -> int:
@@ -200,7 +215,7 @@ class Tree:
         for slot in self.children(node):
             target = self.node_of(slot)
             visits = int(self.visits[target])
-            key = (visits, float(self.values[target]) / visits if visits else 0.0)
+            key = (visits, float(self.values[target]))
             if best is None or key > best_key:
                 best, best_key = slot, key
         return best
@@ -216,7 +231,13 @@ class Tree:
 
     def subtree(self, root: int, capacity: int) -> Tree | None:
         """A compact copy of the subtree under ``root``, or None if it does not fit ``capacity``."""
-        tree = Tree(capacity, tuned=self.tuned, hashed=self.hashed, table_size=self.table.shape[0])
+        tree = Tree(
+            capacity,
+            tuned=self.tuned,
+            hashed=self.hashed,
+            solver=self.solver,
+            table_size=self.table.shape[0],
+        )
         if not compact(*self.arrays, self.table, root, *tree.arrays, tree.table, tree.counters):
             return None
         return tree
