@@ -356,7 +356,7 @@ def _times(value: float | None) -> str:
 
 
 def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"
+    return "-" if value is None else f"{value:.1%}"
 
 
 def _verdict(met: bool | None) -> str:
