@@ -42,9 +42,11 @@ def test_memory_sizes_the_arrays_and_stops_the_search_when_full() -> None:
     assert result.nodes > 0.8 * mcts._tree.capacity
 
 
-def test_a_memory_budget_too_small_for_one_child_is_refused() -> None:
-    with pytest.raises(ValueError, match="cannot hold the root and one child"):
-        engine().search(position(""), Budget(memory_mb=1e-6))
+@pytest.mark.parametrize("memory_mb", [1e-6, 1e-4])
+def test_a_memory_budget_too_small_for_the_roots_moves_is_refused(memory_mb: float) -> None:
+    # 1e-4 MiB holds a few slots, fewer than the root and its nine moves.
+    with pytest.raises(ValueError, match="cannot hold the root and its 9 moves"):
+        engine().search(position(""), Budget(memory_mb=memory_mb))
 
 
 @pytest.mark.parametrize(
@@ -118,3 +120,15 @@ def test_a_memory_budget_holds_the_transposition_table_as_it_grows() -> None:
     assert used <= tree.nbytes <= 0.5 * 2**20
     assert tree.table.shape[0] > 1024  # it grew from its first size
     assert tree.nbytes == tree.capacity * bytes_per_node(tuned=True, hashed=True, solver=True)
+
+
+def test_a_game_the_solver_cannot_prove_gets_no_proven_values() -> None:
+    # The defaults ask for the solver, but the numbers game has one player:
+    # its tree must not pay for (nor the loop touch) proven values, also
+    # where transpositions gather the statistics of aliased children.
+    mcts = FastMCTS(SearchConfig(seed=0))
+    mcts.search(make("numbers"), Budget(iterations=20_000))
+    tree = mcts._tree
+    assert tree is not None and tree.hashed and not tree.solver
+    assert tree.proven.shape == (0,)
+    assert tree.nbytes == tree.capacity * bytes_per_node(tuned=True, hashed=True, solver=False)

@@ -177,22 +177,21 @@ def test_amaf_tables_equal_a_replay_of_the_simulations(ref: int) -> None:
 def test_blend_is_gelly_silver_with_cazenaves_beta() -> None:
     # Scores with no exploration are the means; the blend makes them
     # (1 - beta) * mean + beta * amaf, beta = m / (m + n + bias * m * n).
-    # The tree holds mean values, the AMAF tables reward sums.
     visits = np.array([4, 10, 2], dtype=np.int32)
-    means = np.array([0.25, 0.7, 0.5], dtype=np.float32)
+    values = np.array([1.0, 7.0, 1.0])
     moves = np.array([5, 3, 8], dtype=np.int16)
     amaf_visits = np.zeros(9, dtype=np.int32)
     amaf_values = np.zeros(9)
     amaf_visits[[5, 3]] = [20, 6]
     amaf_values[[5, 3]] = [18.0, 1.0]
-    scores = means.copy()
+    scores = (values / visits).astype(np.float32)
     bias = 0.01
-    best = blend(scores, visits, means, 0, moves, 0, 3, 0, amaf_visits, amaf_values, bias)
+    best = blend(scores, visits, values, 0, moves, 0, 3, 0, amaf_visits, amaf_values, bias)
     expected = []
-    for n, mean, move in zip(visits, means, moves, strict=True):
+    for n, total, move in zip(visits, values, moves, strict=True):
         m = amaf_visits[move]
         beta = m / (m + n + bias * m * n) if m else 0.0
-        expected.append((1 - beta) * mean + (beta * amaf_values[move] / m if m else 0.0))
+        expected.append((1 - beta) * total / n + (beta * amaf_values[move] / m if m else 0.0))
     assert scores == pytest.approx(expected, rel=1e-6)
     assert best == int(np.argmax(expected)) == 0
 
@@ -208,7 +207,7 @@ def test_the_tables_stay_within_the_memory_budget() -> None:
     assert result.stopped_by == "memory"
     assert engine._tree is not None and engine._amaf is not None
     tables = engine._amaf[1]
-    slot = engine._node_bytes(True)
+    slot = engine._node_bytes(state)
     used = engine._tree.capacity * slot + tables.counts.shape[0] * table_bytes(2, 81)
     assert budget_bytes - table_bytes(2, 81) - slot < used <= budget_bytes
     assert 0 < int(tables.used[0]) <= tables.counts.shape[0]

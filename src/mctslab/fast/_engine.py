@@ -129,7 +129,7 @@ class FastMCTS:
         check_searchable(state)
         share = split_budget(budget, self.workers)[0]
         assert share is not None  # the first worker always gets iterations
-        tree_size(share, self._node_bytes(self._uses_rave(state)))
+        tree_size(share, self._node_bytes(state), len(state.legal_moves()))
         warm_up()  # before workers start, so that they load the code rather than compile it
         if self.workers > 1:
             if self._pool is None or not self._pool.alive:
@@ -164,7 +164,7 @@ class FastMCTS:
             return (
                 int(tree.move[slot]),
                 visits,
-                float(tree.values[node]),
+                float(tree.values[node]) / visits if visits else 0.0,
             )
 
         def children(slot: int) -> range:
@@ -241,8 +241,8 @@ class FastMCTS:
         start = perf_counter()
         config = self.config
         rave = self._uses_rave(state)
-        node_bytes = self._node_bytes(rave)
-        capacity, when_full, full_reason = tree_size(budget, node_bytes)
+        node_bytes = self._node_bytes(state)
+        capacity, when_full, full_reason = tree_size(budget, node_bytes, len(state.legal_moves()))
         spec = state.spec
         tables = 0
         if rave:
@@ -256,7 +256,7 @@ class FastMCTS:
         self._root_state = state.clone() if config.reuse_tree else None
         expand_moves, rollout = search_functions(state.kernel, config)
         winning_move = state.kernel.winning_move or no_winning_move
-        solver = config.solver and spec.num_players == 2 and spec.zero_sum
+        solver = self._solves(state)
         words = state.position_words().astype(np.int64)
         root = state.data.copy()
         node_limit = _NO_LIMIT if budget.max_nodes is None else budget.max_nodes
@@ -335,7 +335,7 @@ class FastMCTS:
         """The kept subtree when ``state`` equals its root and it fits, else a fresh tree."""
         if self._tree is None or self._root_state is None or state != self._root_state:
             self._tree = self._amaf = None  # freed before a new tree is allocated
-            return self._new_tree(capacity)
+            return self._new_tree(state, capacity)
         if self._root == 0 and self._tree.capacity == capacity:
             return self._tree
         # The copy needs the kept tree, but not its AMAF pool (never copied), and
@@ -344,7 +344,7 @@ class FastMCTS:
         self._tree = self._amaf = None
         copy = kept.subtree(self._root, capacity)
         del kept
-        return copy if copy is not None else self._new_tree(capacity)
+        return copy if copy is not None else self._new_tree(state, capacity)
 
     def _uses_rave(self, state: State) -> bool:
         """Whether GRAVE is on for ``state``'s game: as configured, else as the game prefers."""
@@ -352,13 +352,18 @@ class FastMCTS:
             return bool(state.kernel.prefers_rave)
         return self.config.rave
 
-    def _node_bytes(self, rave: bool) -> int:
-        """Bytes a tree slot costs with this engine's options."""
+    def _solves(self, state: State) -> bool:
+        """Whether the solver is on for ``state``'s game: as configured, if two-player zero-sum."""
+        spec = state.spec
+        return self.config.solver and spec.num_players == 2 and spec.zero_sum
+
+    def _node_bytes(self, state: State) -> int:
+        """Bytes a tree slot costs with this engine's options on ``state``'s game."""
         return bytes_per_node(
             tuned=self._tuned,
             hashed=self.config.transpositions,
-            solver=self.config.solver,
-            rave=rave,
+            solver=self._solves(state),
+            rave=self._uses_rave(state),
         )
 
     def _amaf_for(self, tree: Tree, tables: int, width: int, *, rave: bool) -> AmafTables:
@@ -370,12 +375,12 @@ class FastMCTS:
             self._amaf = (tree, AmafTables(tree.capacity, tables, width))
         return self._amaf[1]
 
-    def _new_tree(self, capacity: int) -> Tree:
+    def _new_tree(self, state: State, capacity: int) -> Tree:
         return Tree(
             capacity,
             tuned=self._tuned,
             hashed=self.config.transpositions,
-            solver=self.config.solver,
+            solver=self._solves(state),
         )
 
     def _result(self, state: State, stats: RootStats, seconds: float) -> SearchResult:
@@ -415,19 +420,20 @@ def search_functions(kernel: Kernel, config: SearchConfig) -> tuple[Any, Any]:
     return expand_moves, playouts[name]
 
 
-def tree_size(budget: Budget, node_bytes: int) -> tuple[int, int, str | None]:
+def tree_size(budget: Budget, node_bytes: int, root_moves: int) -> tuple[int, int, str | None]:
     """Slots of ``node_bytes`` each, what to do when they run out, and the stop reason then.
 
     The stop reason is None when a full tree goes on searching. Raises
-    ValueError when the memory budget cannot hold the root and one child.
+    ValueError when the memory budget cannot hold the root and a child for
+    each of its ``root_moves`` moves (the root's block holds them all).
     """
     if budget.memory_mb is None:
         return int(DEFAULT_TREE_MB * _MIB) // node_bytes, SIMULATE_WHEN_FULL, None
     capacity = int(budget.memory_mb * _MIB) // node_bytes
-    if capacity < 2:
+    if capacity < 1 + root_moves:
         raise ValueError(
             f"The 'memory_mb' budget of {budget.memory_mb:g} MiB per tree cannot hold the root "
-            f"and one child ({2 * node_bytes} bytes)."
+            f"and its {root_moves} moves ({(1 + root_moves) * node_bytes} bytes)."
         )
     return capacity, STOP_WHEN_FULL, "memory"
 

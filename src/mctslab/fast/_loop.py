@@ -128,12 +128,12 @@ MAX_LOAD = 0.5
 _UNUSED, _PENDING_ALIAS = -2, -3
 
 VISITS = types.int32[::1]
-VALUES = types.float32[::1]
+VALUES = types.float64[::1]
 FIRST_CHILD = types.int32[::1]
 COUNT = types.int16[::1]
 MOVE = types.int16[::1]
 PROVEN_VALUES = types.int8[::1]
-SQUARES = types.float32[::1]
+SQUARES = types.float64[::1]
 HASHES = types.int64[::1]
 TABLE = types.int32[::1]
 COUNTERS = types.int64[::1]
@@ -490,15 +490,15 @@ def _best_child(
         scale = np.float32(c / math.sqrt(2.0))
         for i in range(count):
             inverse = np.float32(1.0) / np.float32(child_visits[i])
-            mean = child_values[i]
-            spread = max(np.float32(0.0), child_squares[i] - mean * mean)
+            mean = np.float32(child_values[i]) * inverse
+            spread = max(np.float32(0.0), np.float32(child_squares[i]) * inverse - mean * mean)
             bound = min(np.float32(0.25), spread + np.sqrt(np.float32(2.0) * log_n * inverse))
             scores[i] = mean + scale * np.sqrt(log_n * inverse * bound)
     else:
         explore = np.float32(c) * np.sqrt(log_n)
         for i in range(count):
             inverse = np.float32(1.0) / np.float32(child_visits[i])
-            scores[i] = child_values[i] + explore * np.sqrt(inverse)
+            scores[i] = np.float32(child_values[i]) * inverse + explore * np.sqrt(inverse)
     if solver:
         child_proven = proven[first : first + count]
         for i in range(count):
@@ -541,7 +541,7 @@ def _gather(
         return False
     gathered_visits, gathered_values, gathered_proven, gathered_squares = gathered
     tuned = squares.shape[0] > 0
-    solver = proven.shape[0] > 0
+    solver = gathered_proven.shape[0] > 0  # sized only when the loop's solver is on
     for i in range(count):
         node = resolve(first_child, hashes, table, first + i)
         targets[i] = node
@@ -623,9 +623,9 @@ def _search(  # type: ignore[no-untyped-def]
     targets = np.empty(num_actions, dtype=np.int64)
     gathered = (
         np.empty(num_actions if transpose else 0, dtype=np.int32),
-        np.empty(num_actions if transpose else 0, dtype=np.float32),
+        np.empty(num_actions if transpose else 0, dtype=np.float64),
         np.empty(num_actions if transpose and solver else 0, dtype=np.int8),
-        np.empty(num_actions if transpose and tuned else 0, dtype=np.float32),
+        np.empty(num_actions if transpose and tuned else 0, dtype=np.float64),
     )
     stamp = 0
     rewards = np.empty(num_players, dtype=np.float64)
@@ -924,14 +924,9 @@ def _search(  # type: ignore[no-untyped-def]
             entered = path[level]
             gain = gains[movers[level]]
             visits[entered] += 1
-            # Running means (in double precision, rounded once): a float32 sum would
-            # stop growing past 2**24 visits, a mean only stops moving.
-            share = 1.0 / visits[entered]
-            mean = values[entered]
-            values[entered] = mean + (gain - mean) * share
+            values[entered] += gain
             if tuned:
-                mean = squares[entered]
-                squares[entered] = mean + (gain * gain - mean) * share
+                squares[entered] += gain * gain
         if rave:
             amaf_stamp = _rave.record(
                 path,

@@ -9,7 +9,7 @@ statistics are big enough (``ref`` simulations), so that a node with few
 visits borrows the estimates of a node above instead of its own noisy ones.
 
 A table holds ``num_players * num_actions`` entries (an int32 count and a
-float64 reward sum each), far more than the ~25 bytes of a tree node, so
+float64 reward sum each), far more than the ~22 bytes of a tree node, so
 tables are not kept per node: they come from a pool, a share
 (:data:`AMAF_SHARE`) of the tree's memory, handed out to the nodes that
 reach ``ref`` visits (every node with ``ref=0``, until the pool runs out).
@@ -134,7 +134,7 @@ def blend(
         samples = amaf_visits[index]
         if samples > 0:
             n = visits[first + i]
-            mean = values[first + i]
+            mean = values[first + i] / n
             beta = samples / (samples + n + bias * samples * n)
             scores[i] += np.float32(beta * (amaf_values[index] / samples - mean))
         if scores[i] > best_score:

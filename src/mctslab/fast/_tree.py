@@ -1,22 +1,23 @@
 """The compiled engine's tree: parallel NumPy arrays, one slot per node.
 
-Per slot: visits (int32), mean value (float32, a running mean: a float32
-sum would stop growing by 1 past 2**24 visits, where a mean only stops
-moving), first child slot (int32), child count and legal-move count (int16
-each) and the move that led here (int16). That is :data:`BYTES_PER_NODE`
-bytes. The solver adds a proven value (int8; 0 means unproven), UCB1-Tuned
-a mean squared reward (float32), transpositions a position hash (int64) and
-a share of the hash table (see :func:`bytes_per_node`).
+Per slot: visits (int32), value sum (float64: a float32 sum stops counting
+half points past 2**23 visits, and a float32 running mean drifts once the
+updates of outcomes near it round away), first child slot (int32), child
+count and legal-move count (int16 each) and the move that led here (int16).
+That is :data:`BYTES_PER_NODE` bytes. The solver adds a proven value (int8;
+0 means unproven), UCB1-Tuned a sum of squared rewards (float64),
+transpositions a position hash (int64) and a share of the hash table (see
+:func:`bytes_per_node`).
 
 Children blocks are rounded up to a power of two of slots and outgrown blocks
 go back to a buddy allocator (see :mod:`mctslab.fast._loop`). Measured with
 plain settings over tree sizes from 500 to 1,000,000 simulations (three
-seeds each), a tree uses at most 1.14-1.18 slots per node on tic-tac-toe,
-Connect Four and Othello and 1.73-1.76 on Gomoku 8x8, 15x15 and 19x19
-(31.6 bytes), whose wide nodes leave part of their blocks empty for the
-children to come and outgrown blocks waiting for reuse. How many depends on
-how far the frontier has grown: on 15x15 from 1.0 (100,000 simulations) to
-1.7 (15,000 and 30,000).
+seeds each), a tree uses at most 1.15-1.20 slots per node on tic-tac-toe,
+Connect Four and Othello and 1.71-1.73 on Gomoku 8x8, 15x15 and 19x19 (38
+bytes), whose wide nodes leave part of their blocks empty for the children
+to come and outgrown blocks waiting for reuse. How many depends on how far
+the frontier has grown: on 15x15 from 1.0 (100,000 simulations) to 1.7
+(15,000 and 30,000).
 
 The arrays are allocated at full size up front with ``np.zeros``: the
 operating system hands out zeroed pages only when first written, so a big
@@ -42,7 +43,7 @@ from mctslab.fast._loop import (
 )
 from mctslab.fast._rave import SLOT_BYTES
 
-_DTYPES = (np.int32, np.float32, np.int32, np.int16, np.int16, np.int16)
+_DTYPES = (np.int32, np.float64, np.int32, np.int16, np.int16, np.int16)
 #: Bytes of a slot with no option that adds an array (plain UCT).
 BYTES_PER_NODE = sum(np.dtype(dtype).itemsize for dtype in _DTYPES)
 #: Largest move id the int16 move array can hold.
@@ -51,7 +52,7 @@ MAX_ACTIONS = int(np.iinfo(np.int16).max)
 FIRST_TABLE = 1024
 
 
-def bytes_per_node(*, tuned: bool, hashed: bool, solver: bool, rave: bool = False) -> int:
+def bytes_per_node(*, tuned: bool, hashed: bool, solver: bool = True, rave: bool = False) -> int:
     """Bytes a slot costs with these options, the hash table's worst case included.
 
     The table holds at most MAX_LOAD entries per entry slot and at most
@@ -60,7 +61,7 @@ def bytes_per_node(*, tuned: bool, hashed: bool, solver: bool, rave: bool = Fals
     the tables themselves take a quarter of a memory budget
     (:data:`mctslab.fast._rave.AMAF_SHARE`), which this count leaves out.
     """
-    extra = (4 if tuned else 0) + (1 if solver else 0)
+    extra = (8 if tuned else 0) + (1 if solver else 0)
     if hashed:
         extra += 8 + int(2 / MAX_LOAD) * 4
     if rave:
@@ -118,7 +119,7 @@ class Tree:
             self.move,
         ) = (np.zeros(capacity, dtype=dtype) for dtype in _DTYPES)
         self.proven = np.zeros(capacity if solver else 0, dtype=np.int8)
-        self.squares = np.zeros(capacity if tuned else 0, dtype=np.float32)
+        self.squares = np.zeros(capacity if tuned else 0, dtype=np.float64)
         self.hashes = np.zeros(capacity if hashed else 0, dtype=np.int64)
         if not hashed:
             table_size = 1
@@ -215,7 +216,7 @@ class Tree:
         for slot in self.children(node):
             target = self.node_of(slot)
             visits = int(self.visits[target])
-            key = (visits, float(self.values[target]))
+            key = (visits, float(self.values[target]) / visits if visits else 0.0)
             if best is None or key > best_key:
                 best, best_key = slot, key
         return best
