@@ -151,19 +151,22 @@ def load_record(text: str) -> GameRecord:
     state = start.clone()
     moves: list[int] = []
     for number, line in move_lines:
-        moves.extend(_play_line(state, line, number, len(moves)))
+        moves.extend(_play_line(state, line, f"record line {number}, ", len(moves)))
     return GameRecord(start=start, moves=tuple(moves), final=state, tags=tags)
 
 
 def parse_moves(state: State, text: str) -> list[int]:
     """The move ids of ``text`` (record notation, several lines allowed), played from ``state``.
 
-    ``state`` is left untouched; raises :class:`RecordError` naming the bad move.
+    ``state`` is left untouched; raises :class:`RecordError` naming the bad move
+    (and its line, when there are several).
     """
     position = state.clone()
     moves: list[int] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        moves.extend(_play_line(position, line.split("#", 1)[0], number, len(moves)))
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        where = f"line {number}, " if len(lines) > 1 else ""
+        moves.extend(_play_line(position, line.split("#", 1)[0], where, len(moves)))
     return moves
 
 
@@ -239,8 +242,11 @@ def _tokens(game: str, line: str) -> list[str]:
     return tokens
 
 
-def _play_line(state: State, line: str, line_number: int, played: int) -> list[int]:
-    """Play the moves of one line on ``state`` (in place); their ids, passes made explicit."""
+def _play_line(state: State, line: str, where: str, played: int) -> list[int]:
+    """Play the moves of one line on ``state`` (in place); their ids, passes made explicit.
+
+    An error names the move after ``where`` (e.g. "record line 3, ").
+    """
     moves: list[int] = []
     for token in _tokens(state.spec.name, line):
         number = played + len(moves) + 1
@@ -254,9 +260,7 @@ def _play_line(state: State, line: str, line_number: int, played: int) -> list[i
                 number += 1
             move = state.parse_move(text)
         except ValueError as error:
-            raise RecordError(
-                f"record line {line_number}, move {number} ({token!r}): {error}"
-            ) from None
+            raise RecordError(f"{where}move {number} ({token!r}): {error}") from None
         state.apply(move)
         moves.append(move)
     return moves

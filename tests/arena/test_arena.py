@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -347,6 +348,20 @@ def test_an_illegal_move_loses_the_game(monkeypatch: pytest.MonkeyPatch) -> None
     entry = play_game(task)
     assert entry["winner"] == 1 and entry["score"] == 0.0
     assert entry["reason"] == "illegal move 99 by A"
+
+
+def test_ctrl_c_stops_an_in_process_run_although_the_search_catches_it() -> None:
+    # A search stopped by Ctrl-C returns its best move; the run must stop
+    # anyway (before, the game and the next ones were played to the end).
+    task = GameTask("connect4", {}, ("mcts:seconds=0.3", "mcts:seconds=0.3"), (1, 2), 0, 0, ())
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            list(InProcess().play(iter([task, task])))
+    finally:
+        timer.join()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_a_crashing_game_stops_the_run_and_names_the_game(tmp_path: Path) -> None:

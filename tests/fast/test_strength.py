@@ -63,6 +63,21 @@ def test_countdown_proofs_match_the_exact_values() -> None:
                 assert stats.proven == ("loss" if after.wins else "win"), (start, stats)
 
 
+def test_countdown_lines_play_the_proven_winners_moves() -> None:
+    # The principal variation follows proofs: wherever it has the proven
+    # winner to move, its move keeps the win (the exact solver says). Lines
+    # once followed visit counts, thin after an early proof: from 22 the line
+    # "2 1 1" let the winner leave 18.
+    table = solve(60)
+    for start in range(20, 61):
+        result = search(make("countdown", start=start), 20_000, seed=3)
+        next_number = start
+        for move in result.pv:
+            if table[next_number].wins and result.stopped_by == "proven":
+                assert move in table[next_number].winning_moves, (start, result.pv_notation)
+            next_number -= move + 1
+
+
 def test_plain_uct_is_the_original_failure() -> None:
     # The same budget with every strength option off misses winning moves from 20 up.
     table = solve(60)

@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import threading
 from collections.abc import Iterator
 from typing import Any, Protocol
 
@@ -45,13 +46,31 @@ def _checked(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 class InProcess:
-    """Plays the games one after another in this process (and the ``human`` player's home)."""
+    """Plays the games one after another in this process (and the ``human`` player's home).
+
+    Ctrl-C stops the run: a search it interrupts returns its best move, so
+    the game is stopped after that move (in the main thread, where signal
+    handlers live).
+    """
 
     slots = 1
 
     def play(self, tasks: Iterator[GameTask]) -> Iterator[dict[str, Any]]:
-        for task in tasks:
-            yield play_game(task)
+        pressed = False
+
+        def on_interrupt(signum: int, frame: Any) -> None:
+            nonlocal pressed
+            pressed = True
+            raise KeyboardInterrupt
+
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, on_interrupt) if main else None
+        try:
+            for task in tasks:
+                yield play_game(task, interrupted=lambda: pressed)
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, previous or signal.default_int_handler)
 
 
 def _worker(tasks: Any, results: Any, parent: int) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
@@ -75,11 +75,13 @@ class GameFailed(RuntimeError):
     """A game stopped on an error (a player crashed): the run stops and says which game."""
 
 
-def play_game(task: GameTask) -> dict[str, Any]:
+def play_game(task: GameTask, interrupted: Callable[[], bool] | None = None) -> dict[str, Any]:
     """Play ``task``'s game to the end and return its record entry.
 
     A player that answers an illegal move loses the game (the reason says
-    so); any other error of a player propagates.
+    so); any other error of a player propagates. ``interrupted``, asked after
+    every move, stops the game with KeyboardInterrupt when it says so: a
+    search stopped by Ctrl-C returns its best move rather than raising.
     """
     state = make(task.game, **task.params)
     specs = [parse_player(text) for text in task.players]
@@ -109,6 +111,8 @@ def play_game(task: GameTask) -> dict[str, Any]:
             began = perf_counter()
             move = players[seat].choose(state.clone())
             elapsed = round(perf_counter() - began, 6)
+            if interrupted is not None and interrupted():
+                raise KeyboardInterrupt
             if move not in state.legal_moves():
                 forfeit = (seat, f"illegal move {move!r} by {entries[seat]['id']}")
                 break

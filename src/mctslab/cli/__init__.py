@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from mctslab.cli import analyze, arena, bench, brain, countdown, gtp, nboard, numbers, play, serve
+from mctslab.cli._options import error_console
+from mctslab.protocols import EngineError
 
 app = typer.Typer(
     name="mctslab",
@@ -27,4 +31,8 @@ app.command()(bench.bench)
 
 def main() -> None:
     """Entry point of the ``mctslab`` console script."""
-    app()
+    try:
+        app()
+    except EngineError as error:  # an external engine would not start, died or broke its protocol
+        error_console.print(f"[bold red]Error:[/] {error}")
+        sys.exit(1)

@@ -10,13 +10,21 @@ from rich.console import Console
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.games import State, available_games, make
 from mctslab.players.mcts import ENGINES, MCTSPlayer
+from mctslab.protocols.gtp import GAMES as GTP_GAMES
+from mctslab.records import parse_moves
 
 console = Console(highlight=False)
 error_console = Console(stderr=True, highlight=False)
 
-GameName = Annotated[
-    str, typer.Argument(help=f"The game: {', '.join(available_games())}.", show_default=False)
-]
+
+def game_name(games: list[str]) -> Any:
+    """The type of a command's game argument, its help naming ``games``."""
+    return Annotated[str, typer.Argument(help=f"The game: {', '.join(games)}.", show_default=False)]
+
+
+GameName = game_name(available_games())
+TwoPlayerGame = game_name([g for g in available_games() if make(g).spec.num_players == 2])
+GTPGame = game_name(list(GTP_GAMES))
 Size = Annotated[int | None, typer.Option(help="Board size, both sides (gomoku: 5-19).")]
 Width = Annotated[int | None, typer.Option(help="Board width (gomoku).")]
 Height = Annotated[int | None, typer.Option(help="Board height (gomoku).")]
@@ -62,18 +70,20 @@ def new_state(
 
 
 def play_moves(state: State, moves: str | None, played: list[int] | None = None) -> State:
-    """``state`` after the space- or comma-separated ``moves`` (each checked).
+    """``state`` after ``moves`` in record notation (docs/records.md), each checked.
 
-    The ids of the moves are appended to ``played`` when it is given (to save the game).
+    Moves are separated by spaces (or commas); the compact forms (``f5d6c3``,
+    ``4435``) and left-out forced passes are read as in a record. The ids of
+    the moves are appended to ``played`` when it is given (to save the game).
     """
-    for index, text in enumerate((moves or "").replace(",", " ").split(), start=1):
-        try:
-            move = state.parse_move(text)
-        except ValueError as error:
-            fail(f"move {index} of --moves: {error}")
+    try:
+        ids = parse_moves(state, (moves or "").replace(",", " "))
+    except ValueError as error:
+        fail(f"--moves: {error}")
+    for move in ids:
         state.apply(move)
-        if played is not None:
-            played.append(move)
+    if played is not None:
+        played.extend(ids)
     return state
 
 

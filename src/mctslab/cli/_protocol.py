@@ -27,7 +27,9 @@ MoveSeconds = Annotated[
 ]
 MoveIterations = Annotated[
     int | None,
-    typer.Option(help="Fixed simulations per move (reproducible with --seed); overrides depth."),
+    typer.Option(
+        help="Fixed simulations per move (reproducible with --seed); NBoard: overrides its depth."
+    ),
 ]
 
 

@@ -17,7 +17,10 @@ from mctslab.core.result import SearchResult
 
 def analyze(
     game: _records.GameArgument = None,
-    moves: Annotated[str | None, typer.Option(help='Moves played so far, e.g. "h8 i9 h9".')] = None,
+    moves: Annotated[
+        str | None,
+        typer.Option(help='Moves played so far, as in a record (docs/records.md): "h8 i9 h9".'),
+    ] = None,
     record: Annotated[
         Path | None,
         typer.Option(
@@ -45,7 +48,14 @@ def analyze(
     )
     state = opt.play_moves(_records.replay(initial, prefix), moves)
     if state.is_terminal():
-        opt.fail(f"the game is already over ({state.outcome()}); there is nothing to analyse.")
+        outcome = state.outcome()
+        assert outcome is not None  # a terminal state has one
+        ended = (
+            "a draw"
+            if outcome.winner is None
+            else f"won by {state.spec.player_names[outcome.winner]}"
+        )
+        opt.fail(f"the game is already over ({ended}: {outcome.reason}); nothing to analyse.")
     player = opt.mcts_player(
         engine, opt.search_config(seed, c), opt.budget(iterations, seconds), workers
     )

@@ -28,7 +28,7 @@ PLAYER_HELP = (
 
 
 def arena(
-    game: opt.GameName,
+    game: opt.TwoPlayerGame,
     player: Annotated[list[str] | None, typer.Option("--player", "-p", help=PLAYER_HELP)] = None,
     games: Annotated[
         int, typer.Option(help="Games per match, in pairs from one opening, colours swapped.")

@@ -35,7 +35,9 @@ def countdown(
     rows: list[dict[str, Any]] = []
     try:
         starts = range(1, max_start + 1)
-        for start in starts if as_json else track(starts, description="searching"):
+        # Progress goes to stderr, which stays the terminal when the table is redirected.
+        shown = track(starts, description="searching", console=opt.error_console)
+        for start in starts if as_json else shown:
             player.reset()
             result = player.analyse(make(start=start))
             solution = truth[start]

@@ -9,7 +9,7 @@ from mctslab.protocols.gtp import GAMES
 
 
 def gtp(
-    game: opt.GameName,
+    game: opt.GTPGame,
     size: opt.Size = None,
     width: opt.Width = None,
     height: opt.Height = None,

@@ -16,6 +16,9 @@ from mctslab.core.result import SearchResult
 if TYPE_CHECKING:
     from mctslab.games.numbers import NumbersState
 
+#: What ``--tree`` can write: a picture (with graphviz's ``dot``) or the DOT source.
+TREE_SUFFIXES = (".svg", ".png", ".pdf", ".dot")
+
 
 def numbers(
     num_sims: Annotated[
@@ -31,8 +34,8 @@ def numbers(
             "the .dot source is always written)."
         ),
     ] = None,
-    tree_depth: Annotated[int, typer.Option(help="Levels of the tree to draw.")] = 3,
-    tree_top: Annotated[int, typer.Option(help="Most visited children drawn per node.")] = 4,
+    tree_depth: Annotated[int, typer.Option(help="Levels of the tree to draw.", min=1)] = 3,
+    tree_top: Annotated[int, typer.Option(help="Most visited children drawn per node.", min=1)] = 4,
     policy: Annotated[
         str, typer.Option(help="Tree policy: coinflip (the classic example's) or uct.")
     ] = "coinflip",
@@ -44,16 +47,23 @@ def numbers(
     """Play the numbers game one decision (level) at a time, printing each level's children.
 
     Each level searches from the best child of the last, keeping its subtree,
-    with a budget of num_sims/(level+1) simulations.
+    with a budget of num_sims/(level+1) simulations. The bandit is UCB1, the
+    classic example's (UCB1-Tuned, the default elsewhere, explores too little
+    at its small coin-flip constant: one child took nearly every visit).
     """
     if num_sims < 1 or levels < 1:
         opt.fail("--num-sims and --levels must be at least 1.")
+    if tree is not None:
+        if tree.suffix.lower() not in TREE_SUFFIXES:
+            opt.fail(f"--tree {tree}: the file name must end in {', '.join(TREE_SUFFIXES)}.")
+        if not tree.parent.is_dir():
+            opt.fail(f"--tree {tree}: there is no folder {tree.parent}.")
     state = _new_game(turns, goal)
     if levels > turns:
         opt.fail(f"--levels {levels} is more than the {turns} turns of the game.")
     if c is None and policy == "coinflip":
         c = COINFLIP_C
-    config = opt.search_config(seed, c, tree_policy=policy)
+    config = opt.search_config(seed, c, tree_policy=policy, bandit="ucb1")
     player = opt.mcts_player(engine, config, Budget(iterations=num_sims), 1)
     report: list[dict[str, Any]] = []
     try:
@@ -138,8 +148,8 @@ def _draw(engine: Any, state: NumbersState, path: Path, depth: int, top: int, si
     view = engine.tree_view(state, max_depth=depth, top_k=top)
     try:
         written = render_tree(view, path, title=f"numbers game, level 0, {sims} simulations")
-    except RuntimeError as error:
-        opt.fail(str(error))
+    except (RuntimeError, OSError) as error:
+        opt.fail(f"cannot draw the tree to {path}: {error}")
     opt.error_console.print("Search tree written to " + ", ".join(str(p) for p in written))
     if path.suffix.lower() in {".svg", ".png", ".pdf"} and path not in written:
         opt.error_console.print("(graphviz's `dot` is not installed: only the DOT source.)")

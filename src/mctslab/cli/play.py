@@ -39,7 +39,8 @@ def play(
     ai_first: Annotated[bool, typer.Option(help="The AI moves first.")] = False,
     ai_vs_ai: Annotated[bool, typer.Option(help="The AI plays both sides.")] = False,
     moves: Annotated[
-        str | None, typer.Option(help='Start after these moves, e.g. "h8 i9".')
+        str | None,
+        typer.Option(help='Start after these moves, as in a record (docs/records.md): "h8 i9".'),
     ] = None,
     load: Annotated[
         Path | None,
@@ -188,7 +189,8 @@ class _Game:
             mover = self.state.spec.player_names[1 - self.state.current_player]
             last = self._replay(self.history[:-1]).move_to_str(self.history[-1])
             opt.console.print(f"Last move: {mover} {last}")
-        opt.console.print(f"{self.state.spec.player_names[self.state.current_player]} to move.")
+        if not self.state.is_terminal():
+            opt.console.print(f"{self.state.spec.player_names[self.state.current_player]} to move.")
 
     def _think(self) -> int:
         name = f"AI ({self.state.spec.player_names[self.state.current_player]})"
@@ -205,7 +207,8 @@ class _Game:
         self.ai_moves += 1
         opt.console.print(
             f"{name} plays {result.best_notation} "
-            f"(win-rate estimate {result.value:.0%}, {result.simulations:,} simulations, "
+            f"(win-rate estimate {result.value:.0%}, {result.simulations:,} "
+            f"simulation{'' if result.simulations == 1 else 's'}, "
             f"{result.sims_per_second:,.0f}/s)"
         )
         return result.best_move
@@ -236,7 +239,8 @@ class _Game:
                 try:
                     return self.state.parse_move(text)
                 except ValueError as error:
-                    opt.console.print(f"[red]{str(error).splitlines()[0]}[/] Type help for help.")
+                    message = str(error).splitlines()[0].rstrip(".")
+                    opt.console.print(f"[red]{message}.[/] Type help for help.")
 
     def _undo(self) -> None:
         """Take back moves until it is the person's turn again, one of their moves undone."""

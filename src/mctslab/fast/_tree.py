@@ -33,10 +33,12 @@ import numpy as np
 from mctslab.fast._loop import (
     ALIAS,
     ENTRIES,
+    LOSS,
     MAX_LOAD,
     NODES,
     NUM_COUNTERS,
     USED,
+    WIN,
     compact,
     reindex,
     resolve,
@@ -205,24 +207,28 @@ class Tree:
         return self.node_of(slots.start + int(found[0])) if found.size else None
 
     def best_child(self, node: int) -> int | None:
-        """The slot of the most visited child (ties to the higher mean, then the earlier), or None.
+        """The slot of the best child, or None: the final-move rule of MCTS-Solver.
 
-        A slot, not a node: its move is the one played from ``node``. Plain
-        Python: lines (principal variations) walk it once per move, and most
-        nodes have few children.
+        A proven win first and a proven loss last (with the solver), then the
+        most visited, ties to the higher mean, then the earlier. A slot, not a
+        node: its move is the one played from ``node``. Plain Python: lines
+        (principal variations) walk it once per move, and most nodes have few
+        children.
         """
         best = None
-        best_key = (0, 0.0)
+        best_key = (0, 0, 0.0)
         for slot in self.children(node):
             target = self.node_of(slot)
             visits = int(self.visits[target])
-            key = (visits, float(self.values[target]) / visits if visits else 0.0)
+            proven = int(self.proven[target]) if self.solver else 0
+            group = 2 if proven == WIN else 0 if proven == LOSS else 1
+            key = (group, visits, float(self.values[target]) / visits if visits else 0.0)
             if best is None or key > best_key:
                 best, best_key = slot, key
         return best
 
     def line(self, node: int) -> tuple[int, ...]:
-        """Moves of the principal variation below ``node`` (most visited child at each step)."""
+        """Moves of the principal variation below ``node`` (the best child at each step)."""
         moves = []
         slot = self.best_child(node)
         while slot is not None:
