@@ -110,7 +110,8 @@ def run(options: Options, log: Log | None = None) -> dict[str, Any]:
             for game in games
             for settings in SETTINGS
         ],
-        "startup": lambda: _startup(repeats, say),
+        # A cold start compiles everything (some 25 s): a smoke test makes one.
+        "startup": lambda: _startup(1 if options.quick else repeats, say),
     }
     report["load"] = {}
     report["errors"] = {}
