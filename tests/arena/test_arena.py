@@ -350,11 +350,13 @@ def test_an_illegal_move_loses_the_game(monkeypatch: pytest.MonkeyPatch) -> None
     assert entry["reason"] == "illegal move 99 by A"
 
 
-def test_ctrl_c_stops_an_in_process_run_although_the_search_catches_it() -> None:
-    # A search stopped by Ctrl-C returns its best move; the run must stop
-    # anyway (before, the game and the next ones were played to the end).
-    task = GameTask("connect4", {}, ("mcts:seconds=0.3", "mcts:seconds=0.3"), (1, 2), 0, 0, ())
-    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+@pytest.mark.parametrize("player", ["mcts:seconds=0.3", "mcts:seconds=0.3,workers=2"])
+def test_ctrl_c_stops_an_in_process_run_although_the_search_catches_it(player: str) -> None:
+    # A search stopped by Ctrl-C returns its best move (with workers, its own
+    # handler hears the Ctrl-C); the run must stop anyway (before, the game
+    # and the next ones were played to the end).
+    task = GameTask("connect4", {}, (player, player), (1, 2), 0, 0, ())
+    timer = threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):

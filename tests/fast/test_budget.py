@@ -132,3 +132,52 @@ def test_a_game_the_solver_cannot_prove_gets_no_proven_values() -> None:
     assert tree is not None and tree.hashed and not tree.solver
     assert tree.proven.shape == (0,)
     assert tree.nbytes == tree.capacity * bytes_per_node(tuned=True, hashed=True, solver=False)
+
+
+@pytest.mark.parametrize(
+    ("config", "game", "moves"),
+    [
+        (SearchConfig(seed=0, rave=True), "tictactoe", ""),  # AMAF tables take a share
+        (SearchConfig(seed=0), "gomoku", "h8"),  # candidate moves: the root holds 24
+    ],
+)
+def test_the_smallest_budget_for_the_roots_moves_searches(
+    config: SearchConfig, game: str, moves: str
+) -> None:
+    state = make(game)
+    for move in moves.split():
+        state.play(state.parse_move(move))
+    mcts = FastMCTS(config)
+    root_moves = mcts._root_moves(state)
+    assert root_moves == (9 if game == "tictactoe" else 24)
+    # The root and its block fit once RAVE's share is taken (and with candidates
+    # the budget is sized by them, not by the 224 legal moves).
+    slots = 1 + root_moves + 2
+    result = mcts.search(state, Budget(memory_mb=slots * mcts._node_bytes(state) / 2**20))
+    assert result.stopped_by == "memory" and result.simulations > 0
+
+
+def test_ctrl_c_while_the_transposition_table_grows_leaves_a_readable_tree(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Ctrl-C between the old table's release and the new one's filling left
+    # aliases that could not be resolved: reading the lines crashed.
+    from mctslab.fast import _tree
+
+    real = _tree.reindex
+    calls = []
+
+    def interrupted(*args: object) -> None:
+        real(*args)
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(_tree, "reindex", interrupted)
+    mcts = FastMCTS(SearchConfig(seed=0))
+    result = mcts.search(make("connect4"), Budget(iterations=200_000))
+    tree = mcts._tree
+    assert result.stopped_by == "stopped" and tree is not None
+    assert tree.table.shape[0] == 2 * 1024 and len(calls) == 2
+    assert all(tree.node_of(slot) >= 0 for slot in tree.children(0))
+    assert result.pv

@@ -63,14 +63,20 @@ class InProcess:
             pressed = True
             raise KeyboardInterrupt
 
-        main = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGINT, on_interrupt) if main else None
+        # Off the main thread no handler can be set; where Ctrl-C is ignored, it stays so.
+        previous = signal.getsignal(signal.SIGINT) if _main_thread() else signal.SIG_IGN
+        if previous != signal.SIG_IGN:
+            signal.signal(signal.SIGINT, on_interrupt)
         try:
             for task in tasks:
                 yield play_game(task, interrupted=lambda: pressed)
         finally:
-            if main:
-                signal.signal(signal.SIGINT, previous or signal.default_int_handler)
+            if previous != signal.SIG_IGN:
+                signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
 
 
 def _worker(tasks: Any, results: Any, parent: int) -> None:

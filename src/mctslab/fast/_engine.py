@@ -129,7 +129,7 @@ class FastMCTS:
         check_searchable(state)
         share = split_budget(budget, self.workers)[0]
         assert share is not None  # the first worker always gets iterations
-        tree_size(share, self._node_bytes(state), len(state.legal_moves()))
+        tree_size(share, self._node_bytes(state), self._root_moves(state))
         warm_up()  # before workers start, so that they load the code rather than compile it
         if self.workers > 1:
             if self._pool is None or not self._pool.alive:
@@ -242,12 +242,13 @@ class FastMCTS:
         config = self.config
         rave = self._uses_rave(state)
         node_bytes = self._node_bytes(state)
-        capacity, when_full, full_reason = tree_size(budget, node_bytes, len(state.legal_moves()))
+        root_moves = self._root_moves(state)
+        capacity, when_full, full_reason = tree_size(budget, node_bytes, root_moves)
         spec = state.spec
         tables = 0
         if rave:
             size = table_bytes(spec.num_players, spec.num_actions)
-            capacity, tables = split(capacity, node_bytes, size)
+            capacity, tables = split(capacity, node_bytes, size, 1 + root_moves)
         tree = self._tree_for(state, capacity)
         amaf = self._amaf_for(tree, tables, spec.num_players * spec.num_actions, rave=rave)
         # The tree searched is the one kept (a kept tree it was copied from is let
@@ -351,6 +352,11 @@ class FastMCTS:
         if self.config.rave is None:
             return bool(state.kernel.prefers_rave)
         return self.config.rave
+
+    def _root_moves(self, state: State) -> int:
+        """How many moves the root's children block holds: all it will expand."""
+        expand_moves, _ = search_functions(state.kernel, self.config)
+        return int(expand_moves(state.data.copy(), np.empty(state.spec.num_actions, np.int64)))
 
     def _solves(self, state: State) -> bool:
         """Whether the solver is on for ``state``'s game: as configured, if two-player zero-sum."""

@@ -215,7 +215,9 @@ class WorkerPool:
 def _ctrl_c_sets(event: threading.Event) -> Iterator[None]:
     """While inside, Ctrl-C sets ``event`` instead of raising KeyboardInterrupt.
 
-    Only the main thread receives signals; elsewhere this does nothing.
+    Only the main thread receives signals; elsewhere this does nothing. A
+    handler of the caller's own (the arena's, which stops a run) is called
+    once the workers have stopped, so that it hears of the Ctrl-C too.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -226,6 +228,8 @@ def _ctrl_c_sets(event: threading.Event) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+    if event.is_set() and callable(previous) and previous is not signal.default_int_handler:
+        previous(signal.SIGINT, None)
 
 
 def _shut_down(processes: list[Any], connections: list[Connection]) -> None:

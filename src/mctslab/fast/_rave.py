@@ -42,13 +42,14 @@ def table_bytes(num_players: int, num_actions: int) -> int:
     return num_players * num_actions * (4 + 8) + 4
 
 
-def split(capacity: int, node_bytes: int, table_size: int) -> tuple[int, int]:
+def split(capacity: int, node_bytes: int, table_size: int, keep: int) -> tuple[int, int]:
     """Tree slots and AMAF tables that fit in ``capacity`` slots of ``node_bytes`` each.
 
     :data:`AMAF_SHARE` of the bytes go to tables of ``table_size`` bytes,
-    but the tree always keeps the two slots a search needs.
+    but the tree always keeps the ``keep`` slots a search needs (the root
+    and its children's block).
     """
-    slots = max(2, int(capacity * (1.0 - AMAF_SHARE)))
+    slots = max(keep, int(capacity * (1.0 - AMAF_SHARE)))
     return slots, max(0, (capacity - slots) * node_bytes // table_size)
 
 

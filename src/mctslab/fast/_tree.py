@@ -178,12 +178,25 @@ class Tree:
         return int(self.counters[NODES])
 
     def grow_table(self) -> None:
-        """Double the transposition table (when the loop says it is full enough)."""
+        """Double the transposition table (when the loop says it is full enough).
+
+        The old table is freed before the new one exists (the memory budget
+        counts one). Until the new one is filled, aliases cannot be resolved,
+        so a Ctrl-C in between is held back until it is (a search stopped by
+        Ctrl-C goes on to read its tree).
+        """
         size = 2 * self.table.shape[0]
-        self.table = np.zeros(0, dtype=np.int32)  # the old one is freed before the new exists
-        table = np.zeros(size, dtype=np.int32)
-        reindex(self.hashes, self.first_child, self.counters[USED], table)
-        self.table = table
+        interrupted = False
+        while self.table.shape[0] != size:
+            try:
+                self.table = np.zeros(0, dtype=np.int32)
+                table = np.zeros(size, dtype=np.int32)
+                reindex(self.hashes, self.first_child, self.counters[USED], table)
+                self.table = table
+            except KeyboardInterrupt:
+                interrupted = True
+        if interrupted:
+            raise KeyboardInterrupt
 
     def node_of(self, slot: int) -> int:
         """The node a child slot stands for: itself, or the node an alias refers to."""
