@@ -66,6 +66,7 @@ def test_analyze_table_output() -> None:
         (["analyze", "tictactoe", "--iterations", "0"], "The 'iterations' parameter of Budget"),
         (["analyze", "tictactoe", "--engine", "gpu"], "The 'engine' parameter"),
         (["analyze", "tictactoe", "--moves", "a1 a2 b1 b2 c1"], "the game is already over"),
+        (["analyze", "tictactoe", "--top", "0"], "--top"),
         (["play", "numbers"], "numbers is not a two-player game"),
     ],
 )

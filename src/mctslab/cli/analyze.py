@@ -35,7 +35,9 @@ def analyze(
     start: opt.Start = None,
     iterations: opt.Iterations = None,
     seconds: opt.Seconds = None,
-    top: Annotated[int, typer.Option(help="How many moves to list.")] = 10,
+    top: Annotated[
+        int, typer.Option(help="How many moves the table lists (--json lists them all).", min=1)
+    ] = 10,
     engine: opt.Engine = "compiled",
     workers: opt.Workers = 1,
     seed: opt.Seed = None,
