@@ -103,6 +103,14 @@ def test_genmove_plays_and_the_game_ends() -> None:
     assert engine.finished
 
 
+def test_gomoku_showboard_names_columns_as_the_vertices_do() -> None:
+    engine = GTPEngine(thinker(), "gomoku", {"size": 9, "k": 5})
+    replies = talk(engine, "play b J5", "showboard")
+    header = "   a  b  c  d  e  f  g  h  j"
+    assert replies[3] == header == replies[-2]
+    assert replies[3 + 9 - 5 + 1].endswith("[X] 5")  # J5: the ninth column, row 5
+
+
 def test_gomoku_vertices_skip_i() -> None:
     state = make("gomoku", size=15)
     # Our notation keeps every letter; GTP, as Go, skips I: our i8 is GTP J8.

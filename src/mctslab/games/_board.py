@@ -15,13 +15,15 @@ def render_grid(
     *,
     row_labels: Sequence[str],
     last: tuple[int, int] | None = None,
+    columns: str = COLUMN_LETTERS,
 ) -> str:
     """A board with column letters and row labels; the last move is bracketed.
 
     ``rows`` are listed top to bottom; each cell is a one-character symbol.
+    ``columns`` names the columns (GTP's letters skip ``i``).
     """
     width = max(len(label) for label in row_labels)
-    header = " " * (width + 1) + " ".join(f" {COLUMN_LETTERS[c]}" for c in range(len(rows[0])))
+    header = " " * (width + 1) + " ".join(f" {columns[c]}" for c in range(len(rows[0])))
     lines = [header]
     for r, row in enumerate(rows):
         cells = []

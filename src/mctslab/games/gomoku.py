@@ -630,12 +630,17 @@ class GomokuState(State):
         return f"{self.k} in a row" if winner is not None else "board full"
 
     def __str__(self) -> str:
+        return self.render()
+
+    def render(self, columns: str = COLUMN_LETTERS) -> str:
+        """The board as text, its columns named by ``columns`` (GTP's letters skip ``i``)."""
         rows = [[_SYMBOLS[cell] for cell in row] for row in self.board()]
         last = int(self._data[LAST])
         return render_grid(
             rows,
             row_labels=[str(self.height - r) for r in range(self.height)],
             last=divmod(last, self.width) if last >= 0 else None,
+            columns=columns,
         )
 
 

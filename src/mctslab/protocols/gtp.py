@@ -199,10 +199,16 @@ class GTPEngine:
             "play": self._play,
             "genmove": self._genmove,
             "undo": self._undo,
-            "showboard": lambda _: "\n" + str(self._state),
+            "showboard": self._showboard,
             "time_settings": self._time_settings,
             "time_left": self._time_left,
         }
+
+    def _showboard(self, _: list[str]) -> str:
+        # Gomoku's columns are named as its GTP vertices are: the letters skip I.
+        board = self._state
+        text = board.render(LETTERS.lower()) if isinstance(board, GomokuState) else str(board)
+        return "\n" + text
 
     def handle(self, line: str) -> list[str]:
         text = _CONTROL.sub("", line).replace("\t", " ").split("#", 1)[0].strip()
