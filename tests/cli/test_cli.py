@@ -67,6 +67,7 @@ def test_analyze_table_output() -> None:
         (["analyze", "tictactoe", "--engine", "gpu"], "The 'engine' parameter"),
         (["analyze", "tictactoe", "--moves", "a1 a2 b1 b2 c1"], "the game is already over"),
         (["analyze", "tictactoe", "--top", "0"], "--top"),
+        (["analyze", "tictactoe", "--workers", "0"], "--workers"),
         (["play", "numbers"], "numbers is not a two-player game"),
     ],
 )

@@ -37,7 +37,9 @@ Seconds = Annotated[float | None, typer.Option(help="Thinking time per search, i
 Engine = Annotated[
     str, typer.Option(help=f"Search engine: {' or '.join(ENGINES)} (the generic reference).")
 ]
-Workers = Annotated[int, typer.Option(help="Processes searching in parallel (compiled engine).")]
+Workers = Annotated[
+    int, typer.Option(help="Processes searching in parallel (compiled engine).", min=1)
+]
 Seed = Annotated[int | None, typer.Option(help="Random seed, for reproducible searches.")]
 Exploration = Annotated[
     float | None, typer.Option("--c", help="UCT exploration constant (default sqrt(2)).")
