@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 from typer.testing import CliRunner
 
 from mctslab.cli import app
@@ -20,3 +22,14 @@ def test_serve_refuses_an_unknown_engine() -> None:
     result = runner.invoke(app, ["serve", "--engine", "turbo"])
     assert result.exit_code == 2
     assert "'engine'" in result.output and "'turbo'" in result.output
+
+
+def test_serve_on_a_taken_port_says_so_before_announcing_the_board() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = runner.invoke(app, ["serve", "--engine", "python", "--port", str(port)])
+    assert result.exit_code == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in result.output
+    assert "mctslab board at" not in result.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import webbrowser
 from typing import Annotated
 
@@ -29,6 +30,7 @@ def serve(
         app = create_app(engine)
     except ValueError as error:
         opt.fail(str(error))
+    _check_free(host, port)
     if engine == "compiled":
         opt.compile_engine()
     url = f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0', '::') else host}:{port}/"
@@ -36,3 +38,14 @@ def serve(
     if open_browser:
         webbrowser.open(url)
     uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _check_free(host: str, port: int) -> None:
+    """Fail with a clear message, before the board is announced, if ``host:port`` is taken."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind((host, port))
+    except OSError as error:
+        opt.fail(f"cannot listen on {host}:{port}: {error.strerror or error}.")
