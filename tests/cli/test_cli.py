@@ -185,6 +185,18 @@ def test_play_ai_vs_ai_to_the_end() -> None:
     assert "Result: draw (board full) after 9 moves." in output
 
 
+def test_play_counts_and_lists_the_moves_given_before_it() -> None:
+    code, output = run(
+        "play", "tictactoe", "--moves", "b2 a1", "--ai-vs-ai", "--iterations", "3000",
+        "--engine", "python", "--seed", "5",
+    )  # fmt: skip
+    assert code == 0, output
+    assert "Last move: O a1" in output  # shown before the first search
+    listed = output.split("Moves: ")[1].split()[: output.count(" plays ") + 2]
+    assert listed[:2] == ["b2", "a1"]
+    assert f"after {len(listed)} moves." in output
+
+
 def test_play_without_a_terminal_lets_the_ai_play_both_sides() -> None:
     code, output = run("play", "connect4", "--iterations", "200", "--engine", "python")
     assert code == 0, output

@@ -93,7 +93,7 @@ def play(
     )
     human = None if ai_vs_ai else (1 if ai_first else 0)
     other = _opponent(opponent, seed)
-    session = _Game(state, ai, human, other)
+    session = _Game(state, ai, human, other, initial, prefix)
     try:
         session.run()
     finally:
@@ -124,8 +124,16 @@ class _Game:
     """One game in the terminal: the position, the moves so far, and whose side is whose."""
 
     def __init__(
-        self, state: State, ai: MCTSPlayer, human: int | None, opponent: Player | None
+        self,
+        state: State,
+        ai: MCTSPlayer,
+        human: int | None,
+        opponent: Player | None,
+        initial: State,
+        prefix: list[int],
     ) -> None:
+        #: The game's first position and the moves loaded or given before this session.
+        self.initial, self.prefix = initial, list(prefix)
         self.start = state.clone()
         self.state = state
         self.ai = ai
@@ -185,10 +193,11 @@ class _Game:
     def _show(self) -> None:
         opt.console.print()
         opt.console.print(Text(str(self.state)))
-        if self.history:
-            mover = self.state.spec.player_names[1 - self.state.current_player]
-            last = self._replay(self.history[:-1]).move_to_str(self.history[-1])
-            opt.console.print(f"Last move: {mover} {last}")
+        moves = self.prefix + self.history
+        if moves:
+            before = _records.replay(self.initial, moves[:-1])
+            mover = self.state.spec.player_names[before.current_player]
+            opt.console.print(f"Last move: {mover} {before.move_to_str(moves[-1])}")
         if not self.state.is_terminal():
             opt.console.print(f"{self.state.spec.player_names[self.state.current_player]} to move.")
 
@@ -277,12 +286,12 @@ class _Game:
             if self.human is not None:
                 who += " (you)" if outcome.winner == self.human else " (the AI)"
             verdict = f"{who} wins ({outcome.reason})"
-        record = self._replay([])
+        record = self.initial.clone()
         notation = []
-        for move in self.history:
+        for move in self.prefix + self.history:
             notation.append(record.move_to_str(move))
             record.apply(move)
-        opt.console.print(f"Result: {verdict} after {len(self.history)} moves.")
+        opt.console.print(f"Result: {verdict} after {len(notation)} moves.")
         opt.console.print(f"Moves: {' '.join(notation)}")
         if self.ai_moves:
             average = self.ai_seconds / self.ai_moves
