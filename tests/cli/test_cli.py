@@ -99,14 +99,21 @@ def test_countdown_json_rows_match_the_solver() -> None:
 
 
 @pytest.mark.parametrize(
-    "moves",
-    ["f5d6c3", "f5 d6 c3", "d3 c3 e6 d2 d1 e1 b2 c1 d6"],  # compact; a forced pass left out
+    ("game", "moves"),
+    [
+        ("othello", "f5d6c3"),  # compact
+        ("othello", "f5,d6,c3"),
+        ("othello", "d3 c3 e6 d2 d1 e1 b2 c1 d6"),  # a forced pass left out
+        ("gomoku", "7,7 8,8"),  # Gomocup x,y
+        ("gomoku", "h8,i9"),
+    ],
 )
-def test_moves_take_record_notation(moves: str) -> None:
+def test_moves_take_record_notation(game: str, moves: str) -> None:
     code, output = run(
-        "analyze", "othello", "--moves", moves, "--iterations", "200", "--engine", "python"
+        "analyze", game, "--moves", moves, "--iterations", "200", "--engine", "python", "--json"
     )
     assert code == 0, output
+    assert json.loads(output)["simulations"] == 200
 
 
 def test_numbers_levels_and_budgets() -> None:

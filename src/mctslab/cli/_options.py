@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -71,15 +72,21 @@ def new_state(
         fail(str(error))
 
 
+_TOKEN = r"[^\s,]+"
+_GOMOCUP_OR_TOKEN = r"\d+,\d+|" + _TOKEN
+
+
 def play_moves(state: State, moves: str | None, played: list[int] | None = None) -> State:
     """``state`` after ``moves`` in record notation (docs/records.md), each checked.
 
-    Moves are separated by spaces (or commas); the compact forms (``f5d6c3``,
-    ``4435``) and left-out forced passes are read as in a record. The ids of
-    the moves are appended to ``played`` when it is given (to save the game).
+    Moves are separated by spaces (or commas, but for Gomoku's Gomocup
+    ``x,y``); the compact forms (``f5d6c3``, ``4435``) and left-out forced
+    passes are read as in a record. The ids of the moves are appended to
+    ``played`` when it is given (to save the game).
     """
+    pattern = _GOMOCUP_OR_TOKEN if state.spec.name == "gomoku" else _TOKEN
     try:
-        ids = parse_moves(state, (moves or "").replace(",", " "))
+        ids = parse_moves(state, " ".join(re.findall(pattern, moves or "")))
     except ValueError as error:
         fail(f"--moves: {error}")
     for move in ids:
