@@ -37,6 +37,8 @@ The API, used by ``mctslab play``/``analyze``, the web board and the arena:
   notation, checked move by move from ``state``
 - :func:`result_tag` ``(state) -> str``: ``"1-0"``, ``"0-1"``, ``"1/2-1/2"``
   or ``"*"``, the customary Result tag
+- :func:`player_tags` ``(state, players) -> dict``: who played each side,
+  keyed by the game's player names (``[Black "you"]``)
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ __all__ = [
     "dump_record",
     "load_record",
     "parse_moves",
+    "player_tags",
     "result_tag",
 ]
 
@@ -168,6 +171,15 @@ def parse_moves(state: State, text: str) -> list[int]:
         where = f"line {number}, " if len(lines) > 1 else ""
         moves.extend(_play_line(position, line.split("#", 1)[0], where, len(moves)))
     return moves
+
+
+def player_tags(state: State, players: Iterable[str]) -> dict[str, str]:
+    """Tags naming who played each side, keyed by the game's player names (letters kept).
+
+    ``players`` lists them by player index: "you", or an engine's name.
+    """
+    names = state.spec.player_names
+    return {re.sub(r"\W", "", name): who for name, who in zip(names, players, strict=True)}
 
 
 def result_tag(state: State) -> str:

@@ -341,7 +341,9 @@ def test_save_and_load_a_record(client: TestClient) -> None:
     game = new_game(client, game="connect4", human=1, moves=["4", "4", "3"])
     text = client.get(f"/api/games/{game['id']}/record").text
     assert text.splitlines()[0] == "connect4"
-    assert '[You "O"]' in text and '[Result "*"]' in text and "443" in text
+    # Tagged as the terminal's records are: each side by the game's player names.
+    assert '[O "you"]' in text and '[X "mcts-python"]' in text  # the tests' engine
+    assert '[Result "*"]' in text and "443" in text
     loaded = new_game(client, record=text, human=1)
     assert loaded["id"] != game["id"]
     assert loaded["moves"] == game["moves"] and loaded["board"] == game["board"]

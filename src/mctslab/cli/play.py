@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from pathlib import Path
@@ -18,7 +17,7 @@ from mctslab.core.config import Budget
 from mctslab.games import State
 from mctslab.players.base import Player
 from mctslab.players.mcts import MCTSPlayer
-from mctslab.records import result_tag
+from mctslab.records import player_tags, result_tag
 
 #: One second a move: the budget of the strength goals, and quick enough to play against.
 DEFAULT_BUDGET = Budget(seconds=1.0)
@@ -183,12 +182,8 @@ class _Game:
 
     def tags(self) -> dict[str, str]:
         """Record tags: who played each side (by the game's player names) and the result."""
-        tags = {
-            re.sub(r"\W", "", name): "you" if player == self.human else self._ai_name(player)
-            for player, name in enumerate(self.state.spec.player_names)
-        }
-        tags["Result"] = result_tag(self.state)
-        return tags
+        players = ["you" if player == self.human else self._ai_name(player) for player in (0, 1)]
+        return {**player_tags(self.state, players), "Result": result_tag(self.state)}
 
     def _show(self) -> None:
         opt.console.print()

@@ -23,7 +23,7 @@ from mctslab.core.result import SearchResult
 from mctslab.core.tree_view import TreeView
 from mctslab.games import GameOverError, State
 from mctslab.players.mcts import MCTSPlayer
-from mctslab.records import dump_record, result_tag
+from mctslab.records import dump_record, player_tags, result_tag
 from mctslab.web._boards import board_view
 
 SearchKind = Literal["ai", "hint"]
@@ -116,12 +116,9 @@ class GameSession:
     def record(self) -> str:
         """The game so far as a record (:mod:`mctslab.records`), with who played which side."""
         with self._lock:
-            names, human = self._state.spec.player_names, self.settings.human
-            tags = {
-                "You": names[human],
-                "AI": f"{names[1 - human]}, {self._player.name}",
-                "Result": result_tag(self._state),
-            }
+            human = self.settings.human
+            players = ["you" if player == human else self._player.name for player in (0, 1)]
+            tags = {**player_tags(self._state, players), "Result": result_tag(self._state)}
             return dump_record(self._start, self._history, tags=tags)
 
     def tree(self) -> tuple[TreeView, str]:
