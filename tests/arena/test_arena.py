@@ -81,6 +81,8 @@ def test_local_run_records_every_game(tmp_path: Path) -> None:
         draws += expected == 0.5
         losses += expected == 0.0
     assert f"{wins}-{draws}-{losses}" in output
+    # Three pairs: the table says its interval is a rough guide.
+    assert "Only 3 pairs: the interval and LOS are a rough guide" in output
 
 
 def test_resume_after_a_cut_record_plays_only_the_missing_games(tmp_path: Path) -> None:

@@ -267,12 +267,22 @@ def _cells(match: Match, result: PointResult) -> list[tuple[str, str]]:
     return cells
 
 
+#: Fewer pairs than this and the table says its statistics are a rough guide.
+FEW_PAIRS = 20
+
+
 def _table(match: Match, results: list[PointResult], path: Path) -> Table:
     """A match as label/value rows; a sweep as one row per value."""
     a, b = match.players
     caption = f"A's score and Elo; pairs: LL LD LW+DD DW WW. Record: {path}"
     if match.sprt is not None:
         caption += f". SPRT {match.sprt.describe()}"
+    pairs = min(sum(result.tally.pentanomial()) for result in results)
+    if pairs < FEW_PAIRS:
+        caption += (
+            f". Only {pairs} pair{'' if pairs == 1 else 's'}: the interval and LOS are a rough"
+            " guide (their normal approximation wants dozens of pairs)"
+        )
     table = Table(title=f"{match.game}: A = {a.text} vs B = {b.text}", caption=caption)
     if match.sweep is None:
         table.add_column("")
