@@ -234,7 +234,8 @@ class _Game:
                 moves = " ".join(self.state.move_to_str(m) for m in self.state.legal_moves())
                 opt.console.print(f"Legal moves: {moves}")
             elif command == "hint":
-                result = self.ai.analyse(self.state)
+                with Thinking(opt.console, "The AI") as thinking:
+                    result = self.ai.analyse(self.state, progress=thinking)
                 best = ", ".join(f"{m.notation} ({m.value:.0%})" for m in result.moves[:3])
                 opt.console.print(f"The AI suggests {best}.")
             elif command == "undo":
