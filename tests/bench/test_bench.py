@@ -172,6 +172,8 @@ def test_a_failing_part_is_reported_and_the_others_kept(monkeypatch: pytest.Monk
     assert report["errors"] == {"startup": "RuntimeError: mctslab analyze exited with status 1"}
     assert "startup" not in report and len(report["speed"]) == 2
     assert "the startup measurement failed" in result.stderr
+    # Not on a terminal, each step is a line of its own (a log shows the progress).
+    assert "start-up of mctslab" in result.stderr
 
 
 def test_bad_options_are_refused() -> None:

@@ -51,8 +51,11 @@ def bench(
         + (["--out", str(out)] if out is not None else [])
         + (["--json"] if as_json else [])
     )
-    with opt.error_console.status("benchmark starting...") as status:
-        report = run(options, lambda message: status.update(message))
+    if opt.error_console.is_terminal:
+        with opt.error_console.status("benchmark starting...") as status:
+            report = run(options, lambda message: status.update(message))
+    else:  # a log file or a pipe: a line per step instead of a status line
+        report = run(options, opt.error_console.print)
     report["command"] = command
     if out is not None:
         out.write_text(markdown(report, command))
