@@ -64,7 +64,7 @@ def test_analyze_table_output() -> None:
         (["analyze", "tictactoe", "--moves", "b2 b2"], "--moves: move 2 ('b2'): 'b2' is not legal"),
         (["analyze", "tictactoe", "--moves", "q7"], "is not a move in tictactoe notation"),
         (["analyze", "tictactoe", "--iterations", "0"], "The 'iterations' parameter of Budget"),
-        (["analyze", "tictactoe", "--engine", "gpu"], "The 'engine' parameter"),
+        (["analyze", "tictactoe", "--engine", "gpu"], "choose compiled or python; got 'gpu'"),
         (["analyze", "tictactoe", "--moves", "a1 a2 b1 b2 c1"], "the game is already over"),
         (["analyze", "tictactoe", "--top", "0"], "--top"),
         (["analyze", "tictactoe", "--workers", "0"], "--workers"),

@@ -131,4 +131,4 @@ def test_protocol_commands_check_their_options() -> None:
     code, output = run("gtp", "countdown")
     assert code == 2 and "GTP is offered for the board games" in output
     code, output = run("brain", "--engine", "gpu")
-    assert code == 2 and "The 'engine' parameter" in output
+    assert code == 2 and "choose compiled or python; got 'gpu'" in output

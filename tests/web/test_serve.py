@@ -21,7 +21,7 @@ def test_serve_has_help() -> None:
 def test_serve_refuses_an_unknown_engine() -> None:
     result = runner.invoke(app, ["serve", "--engine", "turbo"])
     assert result.exit_code == 2
-    assert "'engine'" in result.output and "'turbo'" in result.output
+    assert "Invalid value for '--engine'" in result.output and "'turbo'" in result.output
 
 
 def test_serve_on_a_taken_port_says_so_before_announcing_the_board() -> None:

@@ -35,8 +35,20 @@ Iterations = Annotated[
     int | None, typer.Option(help="Simulations per search (default when no --seconds: 10000).")
 ]
 Seconds = Annotated[float | None, typer.Option(help="Thinking time per search, in seconds.")]
+
+
+def _engine_name(value: str) -> str:
+    if value not in ENGINES:
+        raise typer.BadParameter(f"choose {' or '.join(ENGINES)}; got {value!r}.")
+    return value
+
+
 Engine = Annotated[
-    str, typer.Option(help=f"Search engine: {' or '.join(ENGINES)} (the generic reference).")
+    str,
+    typer.Option(
+        help=f"Search engine: {' or '.join(ENGINES)} (the generic reference).",
+        callback=_engine_name,
+    ),
 ]
 Workers = Annotated[
     int, typer.Option(help="Processes searching in parallel (compiled engine).", min=1)
