@@ -44,7 +44,7 @@ def check_float(
     if low is not None and high is None:
         requirement = f"a float {'>=' if low_inclusive else '>'} {low:g}"
     elif low is not None and high is not None:
-        requirement = f"a float in [{low:g}, {high:g}]"
+        requirement = f"a float in {'[' if low_inclusive else '('}{low:g}, {high:g}]"
     else:
         requirement = "a float"
     if isinstance(value, bool) or not isinstance(value, int | float | np.number):
