@@ -296,14 +296,22 @@ def _allocate(
     visits: np.ndarray,
     size: int,
     capacity: int,
+    aligned: bool,
 ) -> int:
     """First slot of ``size`` free slots, or -1 if none are left.
 
     They start the smallest free block that holds them, else a fresh block
     of that size, aligned (the slots skipped to align it are freed); the
     rest of the block is freed again. Sizes other than a power of two are
-    a node's last block, which never moves again.
+    a node's last block, which never moves again. A block that is never
+    freed (the root's) is taken unaligned at the top instead: no gap.
     """
+    used = counters[USED]
+    if not aligned:
+        if used + size > capacity:
+            return -1
+        counters[USED] = used + size
+        return used
     k = _size_class(size)
     for j in range(k, LARGEST + 1):
         block = counters[FREE + j]
@@ -312,7 +320,6 @@ def _allocate(
             num_children[block] = 0
             _free(counters, first_child, num_children, visits, block + size, (1 << j) - size)
             return block
-    used = counters[USED]
     block = (used + (1 << k) - 1) & -(1 << k)
     if block + size > capacity:
         return -1
@@ -816,19 +823,14 @@ def _search(  # type: ignore[no-untyped-def]
                 for i in range(count):
                     if legal[i] == root_winner:
                         pick = i
-            # Is the block full (or there none)? The root's holds all its moves at once.
-            if (tried == 0) if node == 0 else (tried == block_size(tried, count)):
-                if node == 0:
-                    # A fresh tree's first block, which never moves: no alignment, no gap.
-                    size = count
-                    block = counters[USED]
-                    if block + size > capacity:
-                        block = -1
-                    else:
-                        counters[USED] = block + size
-                else:
-                    size = block_size(tried + 1, count)
-                    block = _allocate(counters, first_child, num_children, visits, size, capacity)
+            # Is the block full (or there none)? The root's holds all its moves at once,
+            # and never moves: it needs no alignment.
+            at_root = node == 0
+            if (tried == 0) if at_root else (tried == block_size(tried, count)):
+                size = count if at_root else block_size(tried + 1, count)
+                block = _allocate(
+                    counters, first_child, num_children, visits, size, capacity, not at_root
+                )
                 if block < 0:
                     if when_full == SIMULATE_WHEN_FULL:
                         break
