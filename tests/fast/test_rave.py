@@ -178,17 +178,18 @@ def test_blend_is_gelly_silver_with_cazenaves_beta() -> None:
     # Scores with no exploration are the means; the blend makes them
     # (1 - beta) * mean + beta * amaf, beta = m / (m + n + bias * m * n).
     visits = np.array([4, 10, 2], dtype=np.int32)
-    values = np.array([1.0, 7.0, 1.0])
+    values = np.array([2, 14, 2], dtype=np.uint32)  # value sums in half points: 1, 7, 1
+    half = 0.5
     moves = np.array([5, 3, 8], dtype=np.int16)
     amaf_visits = np.zeros(9, dtype=np.int32)
     amaf_values = np.zeros(9)
     amaf_visits[[5, 3]] = [20, 6]
     amaf_values[[5, 3]] = [18.0, 1.0]
-    scores = (values / visits).astype(np.float32)
+    scores = (values * half / visits).astype(np.float32)
     bias = 0.01
-    best = blend(scores, visits, values, 0, moves, 0, 3, 0, amaf_visits, amaf_values, bias)
+    best = blend(scores, visits, values, 0, moves, 0, 3, 0, amaf_visits, amaf_values, bias, half)
     expected = []
-    for n, total, move in zip(visits, values, moves, strict=True):
+    for n, total, move in zip(visits, values * half, moves, strict=True):
         m = amaf_visits[move]
         beta = m / (m + n + bias * m * n) if m else 0.0
         expected.append((1 - beta) * total / n + (beta * amaf_values[move] / m if m else 0.0))

@@ -28,6 +28,7 @@ from mctslab.fast._loop import (
     FULL,
     GROW,
     NODE_LIMIT,
+    OFF_GRID,
     PROVEN,
     REASON,
     SIMULATE_WHEN_FULL,
@@ -40,7 +41,7 @@ from mctslab.fast._loop import (
 from mctslab.fast._pool import WorkerPool, split_budget
 from mctslab.fast._rave import AmafTables, split, table_bytes
 from mctslab.fast._stats import RootStats, build_result
-from mctslab.fast._tree import MAX_ACTIONS, Tree, bytes_per_node
+from mctslab.fast._tree import MAX_ACTIONS, Tree, bytes_per_node, value_units
 from mctslab.games._base import Kernel, State
 
 #: Target wall time of one call of the compiled loop.
@@ -52,7 +53,6 @@ FIRST_CHUNK = 64
 #: it keeps searching without adding nodes.
 DEFAULT_TREE_MB = 1024.0
 _MIB = 2**20
-_MAX_VISITS = int(np.iinfo(np.int32).max)
 _NO_LIMIT = int(np.iinfo(np.int64).max)
 _POLICIES = {"uct": UCT, "coinflip": COINFLIP}
 #: Playouts from the simplest up: a game without one plays the next one down.
@@ -160,12 +160,7 @@ class FastMCTS:
 
         def stats(slot: int) -> tuple[int, int, float]:
             node = tree.node_of(slot)
-            visits = int(tree.visits[node])
-            return (
-                int(tree.move[slot]),
-                visits,
-                float(tree.values[node]) / visits if visits else 0.0,
-            )
+            return int(tree.move[slot]), int(tree.visits[node]), tree.mean(node)
 
         def children(slot: int) -> range:
             return tree.children(tree.node_of(slot))
@@ -272,7 +267,7 @@ class FastMCTS:
         try:
             while stopped_by is None:
                 simulations = int(tree.visits[0]) - first_visits
-                chunk = min(chunk, iterations - simulations, _MAX_VISITS - int(tree.visits[0]))
+                chunk = min(chunk, iterations - simulations, tree.max_visits - int(tree.visits[0]))
                 began = perf_counter()
                 search_loop(
                     expand_moves,
@@ -296,6 +291,8 @@ class FastMCTS:
                     fpu,
                     spec.min_return,
                     scale,
+                    tree.units,
+                    tree.units == spec.return_steps,
                     spec.num_players,
                     spec.num_actions,
                     spec.max_game_length,
@@ -308,6 +305,13 @@ class FastMCTS:
                     *amaf.arrays,
                 )
                 now = perf_counter()
+                if tree.counters[REASON] == OFF_GRID:
+                    self.reset()  # the iteration stopped half done
+                    raise ValueError(
+                        f"A playout of {spec.name!r} ended with returns that are not whole steps "
+                        f"of 1/{spec.return_steps} from min_return={spec.min_return!r} to "
+                        f"max_return={spec.max_return!r}; set its spec's return_steps."
+                    )
                 done = int(tree.visits[0]) - first_visits - simulations
                 simulations += done
                 grow = tree.counters[REASON] == GROW
@@ -384,6 +388,7 @@ class FastMCTS:
     def _new_tree(self, state: State, capacity: int) -> Tree:
         return Tree(
             capacity,
+            units=value_units(state.spec.return_steps),
             tuned=self._tuned,
             hashed=self.config.transpositions,
             solver=self._solves(state),
@@ -454,8 +459,8 @@ def _stop_reason(
 ) -> str | None:
     """The budget limit a chunk ended on, by its SearchResult.stopped_by name, or None.
 
-    A root whose visit count reaches the int32 maximum ends the search as an
-    iteration limit would.
+    A root whose visit count reaches :attr:`Tree.max_visits` ends the search
+    as an iteration limit would.
     """
     reason = int(tree.counters[REASON])
     if reason == NODE_LIMIT:
@@ -464,7 +469,7 @@ def _stop_reason(
         return full_reason
     if reason == PROVEN:
         return "proven"
-    if simulations >= iterations or tree.visits[0] >= _MAX_VISITS:
+    if simulations >= iterations or tree.visits[0] >= tree.max_visits:
         return "iterations"
     if now >= deadline:
         return "seconds"

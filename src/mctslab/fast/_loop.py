@@ -116,8 +116,9 @@ NUM_COUNTERS = FREE + 16
 #: The largest block size class: 2**15 slots, more than an int16 move count.
 LARGEST = NUM_COUNTERS - FREE - 1
 #: Values of ``counters[REASON]``: the transposition table must grow before
-#: the next iteration (GROW); the root's value is proven (PROVEN).
-RAN_ALL, NODE_LIMIT, FULL, GROW, PROVEN = 0, 1, 2, 3, 4
+#: the next iteration (GROW); the root's value is proven (PROVEN); a reward
+#: was not a whole number of value units where they are exact (OFF_GRID).
+RAN_ALL, NODE_LIMIT, FULL, GROW, PROVEN, OFF_GRID = 0, 1, 2, 3, 4, 5
 #: Proven values, for the player who moved into the node (0: not proven).
 WIN, LOSS, DRAW = 1, -1, 2
 #: ``first_child`` of a transposition: the node lives elsewhere, found by its hash.
@@ -128,7 +129,7 @@ MAX_LOAD = 0.5
 _UNUSED, _PENDING_ALIAS = -2, -3
 
 VISITS = types.int32[::1]
-VALUES = types.float64[::1]
+VALUES = types.uint32[::1]
 FIRST_CHILD = types.int32[::1]
 COUNT = types.int16[::1]
 MOVE = types.int16[::1]
@@ -162,6 +163,8 @@ SEARCH_SIG = types.int64(
     types.float64,  # fpu (infinity: off)
     types.float64,  # min_return
     types.float64,  # scale
+    types.int64,  # value units per reward of 1
+    types.boolean,  # rewards must be whole units (else rounded)
     types.int64,  # num_players
     types.int64,  # num_actions
     types.int64,  # max_depth
@@ -471,6 +474,7 @@ def _best_child(
     first: int,
     count: int,
     c: float,
+    per_unit: float,
     scores: np.ndarray,
     solver: bool,
     tuned: bool,
@@ -480,11 +484,13 @@ def _best_child(
     UCB1: mean + c * sqrt(ln N / n) (Kocsis & Szepesvári 2006). UCB1-Tuned:
     mean + c/sqrt(2) * sqrt(ln N / n * min(1/4, V)) with V = variance +
     sqrt(2 ln N / n), Auer et al.'s formula at the default c. Ties go to
-    the earliest child, as in the generic engine. Scores are float32 in the
-    ``scores`` scratch array so the loops vectorise (no division-by-zero
-    check: every child has a visit), which makes selection in wide nodes
-    several times faster. With the solver, lost children are skipped
-    (NO_CHILD when no other is left) and a won one returns WON_CHILD.
+    the earliest child, as in the generic engine. A mean is the value sum
+    times ``per_unit`` (the reward a value unit stands for) over the visits.
+    Scores are float32 in the ``scores`` scratch array so the loops
+    vectorise (no division-by-zero check: every child has a visit), which
+    makes selection in wide nodes several times faster. With the solver,
+    lost children are skipped (NO_CHILD when no other is left) and a won one
+    returns WON_CHILD.
     """
     # Single precision, as the scores: logf costs half of log (measured: 7% of a
     # Connect Four search in log), and ln N needs no more than float32's 7 digits.
@@ -492,12 +498,13 @@ def _best_child(
     # Slices, not visits[first + i]: indices known to be >= 0 need no wraparound code.
     child_visits = visits[first : first + count]
     child_values = values[first : first + count]
+    unit = np.float32(per_unit)
     if tuned:
         child_squares = squares[first : first + count]
         scale = np.float32(c / math.sqrt(2.0))
         for i in range(count):
             inverse = np.float32(1.0) / np.float32(child_visits[i])
-            mean = np.float32(child_values[i]) * inverse
+            mean = np.float32(child_values[i]) * unit * inverse
             spread = max(np.float32(0.0), np.float32(child_squares[i]) * inverse - mean * mean)
             bound = min(np.float32(0.25), spread + np.sqrt(np.float32(2.0) * log_n * inverse))
             scores[i] = mean + scale * np.sqrt(log_n * inverse * bound)
@@ -505,7 +512,7 @@ def _best_child(
         explore = np.float32(c) * np.sqrt(log_n)
         for i in range(count):
             inverse = np.float32(1.0) / np.float32(child_visits[i])
-            scores[i] = np.float32(child_values[i]) * inverse + explore * np.sqrt(inverse)
+            scores[i] = np.float32(child_values[i]) * unit * inverse + explore * np.sqrt(inverse)
     if solver:
         child_proven = proven[first : first + count]
         for i in range(count):
@@ -594,6 +601,8 @@ def _search(  # type: ignore[no-untyped-def]
     fpu,
     min_return,
     scale,
+    units,
+    exact,
     num_players,
     num_actions,
     max_depth,
@@ -615,7 +624,9 @@ def _search(  # type: ignore[no-untyped-def]
     holds ``node_limit`` nodes, when a new child does not fit and
     ``when_full`` is ``STOP_WHEN_FULL`` (that iteration is undone: the tree is
     untouched and the generator rewound), when the transposition table must
-    grow, or when the solver has proven the root. With ``SIMULATE_WHEN_FULL``
+    grow, when the solver has proven the root, or when ``exact`` and a reward
+    is not a whole number of ``units`` (the value units of a reward of 1;
+    otherwise rewards are rounded to them). With ``SIMULATE_WHEN_FULL``
     a full tree simulates from the leaf reached instead of expanding it.
     ``num_moves`` of a node is 0 until its moves are first listed.
     ``squares`` (UCB1-Tuned), ``proven`` (the solver), ``hashes``/``table``
@@ -630,13 +641,15 @@ def _search(  # type: ignore[no-untyped-def]
     targets = np.empty(num_actions, dtype=np.int64)
     gathered = (
         np.empty(num_actions if transpose else 0, dtype=np.int32),
-        np.empty(num_actions if transpose else 0, dtype=np.float64),
+        np.empty(num_actions if transpose else 0, dtype=np.uint32),
         np.empty(num_actions if transpose and solver else 0, dtype=np.int8),
         np.empty(num_actions if transpose and tuned else 0, dtype=np.float64),
     )
     stamp = 0
     rewards = np.empty(num_players, dtype=np.float64)
     gains = np.empty(num_players, dtype=np.float64)
+    points = np.empty(num_players, dtype=np.uint32)  # the gains in value units
+    per_unit = 1.0 / units
     path = np.empty(max_depth + 1, dtype=np.int64)
     movers = np.empty(max_depth + 1, dtype=np.int64)
     line = np.empty(max_depth + 1, dtype=np.int64)  # the move played at each level
@@ -735,6 +748,7 @@ def _search(  # type: ignore[no-untyped-def]
                         0,
                         tried,
                         c,
+                        per_unit,
                         scores,
                         solver,
                         tuned,
@@ -749,6 +763,7 @@ def _search(  # type: ignore[no-untyped-def]
                         first,
                         tried,
                         c,
+                        per_unit,
                         scores,
                         solver,
                         tuned,
@@ -766,6 +781,7 @@ def _search(  # type: ignore[no-untyped-def]
                         amaf_visits,
                         amaf_values,
                         rave_bias,
+                        per_unit,
                     )
                 if solver and (
                     pick == WON_CHILD or (pick == NO_CHILD and tried == num_moves[node])
@@ -861,7 +877,7 @@ def _search(  # type: ignore[no-untyped-def]
                 first_child[node] = block
             child = first + tried
             visits[child] = 0
-            values[child] = 0.0
+            values[child] = 0
             first_child[child] = 0
             num_children[child] = 0
             num_moves[child] = 0
@@ -920,15 +936,21 @@ def _search(  # type: ignore[no-untyped-def]
             mover = movers[depth]
             gains[mover] = 0.5 if known == DRAW else (1.0 if known == WIN else 0.0)
             gains[1 - mover] = 1.0 - gains[mover]
+        for player in range(num_players):
+            whole = round(gains[player] * units)
+            if exact and abs(gains[player] * units - whole) > 1e-6:
+                counters[REASON] = OFF_GRID  # the game's spec is wrong: the tree is let go
+                return iteration
+            points[player] = whole
         # Backpropagation, and proofs passed up while they decide the parent.
         visits[0] += 1
         for level in range(1, depth + 1):
             entered = path[level]
-            gain = gains[movers[level]]
+            mover = movers[level]
             visits[entered] += 1
-            values[entered] += gain
+            values[entered] += points[mover]
             if tuned:
-                squares[entered] += gain * gain
+                squares[entered] += gains[mover] * gains[mover]
         if rave:
             amaf_stamp = _rave.record(
                 path,

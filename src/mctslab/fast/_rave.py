@@ -9,7 +9,7 @@ statistics are big enough (``ref`` simulations), so that a node with few
 visits borrows the estimates of a node above instead of its own noisy ones.
 
 A table holds ``num_players * num_actions`` entries (an int32 count and a
-float64 reward sum each), far more than the ~22 bytes of a tree node, so
+float64 reward sum each), far more than the ~18 bytes of a tree node, so
 tables are not kept per node: they come from a pool, a share
 (:data:`AMAF_SHARE`) of the tree's memory, handed out to the nodes that
 reach ``ref`` visits (every node with ``ref=0``, until the pool runs out).
@@ -115,6 +115,7 @@ def blend(
     amaf_visits: np.ndarray,
     amaf_values: np.ndarray,
     bias: float,
+    per_unit: float,
 ) -> int:
     """Blend the children's scores with their AMAF means; the index of the best afterwards.
 
@@ -123,7 +124,8 @@ def blend(
     ``move`` from ``first_move``; -inf marks a lost child, left out. A
     child's mean becomes (1 - beta) * mean + beta * AMAF mean with
     beta = m / (m + n + bias * m * n) (Cazenave 2015), for its n visits and
-    the m AMAF samples of its move at ``base`` of the reference table. Ties
+    the m AMAF samples of its move at ``base`` of the reference table (a
+    value sum counts ``1 / per_unit`` per reward of 1). Ties
     go to the earliest child, as in plain selection.
     """
     best = -1
@@ -135,7 +137,7 @@ def blend(
         samples = amaf_visits[index]
         if samples > 0:
             n = visits[first + i]
-            mean = values[first + i] / n
+            mean = values[first + i] * per_unit / n
             beta = samples / (samples + n + bias * samples * n)
             scores[i] += np.float32(beta * (amaf_values[index] / samples - mean))
         if scores[i] > best_score:

@@ -54,7 +54,7 @@ class RootStats:
         stats = cls(
             moves=tree.move[slots.start : slots.stop].astype(np.int64),
             visits=tree.visits[nodes].astype(np.int64),
-            value_sums=tree.values[nodes],
+            value_sums=tree.value_sums(nodes),
             proven=tree.proven[nodes] if tree.solver else np.zeros(len(nodes), np.int8),
             lines={},
             nodes=tree.nodes,

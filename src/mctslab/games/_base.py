@@ -59,6 +59,10 @@ class GameSpec:
     #: ``(rows, columns)`` for board games, None otherwise.
     board_shape: tuple[int, int] | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
+    #: Every return is ``min_return + k * (max_return - min_return) / return_steps``
+    #: for a whole k: 2 for win, draw and loss. The compiled engine counts value
+    #: sums in these steps, exactly (see :mod:`mctslab.fast._tree`).
+    return_steps: int = 2
 
 
 class Kernel(NamedTuple):

@@ -20,8 +20,9 @@ def check_game(new_state: Callable[[], State], *, games: int = 20, seed: int = 0
     Checks: legal moves are unique ids in range and empty exactly at the end;
     notation round-trips; an illegal move is refused; clones are independent;
     pickling round-trips; the game ends within ``max_game_length``; returns
-    have one value per player within bounds and sum to zero for zero-sum
-    games; the compiled random playout ends the game too.
+    have one value per player within bounds, in whole steps of the spec's
+    ``return_steps``, and sum to zero for zero-sum games; the compiled
+    random playout ends the game too.
     """
     rng = random.Random(seed)
     for game in range(games):
@@ -89,6 +90,13 @@ def _check_terminal(state: State) -> None:
         raise ConformanceError(f"{spec.name}: returns {values} are not one per player")
     if not all(spec.min_return <= v <= spec.max_return for v in values):
         raise ConformanceError(f"{spec.name}: returns {values} out of bounds")
+    span = spec.max_return - spec.min_return
+    steps = [(v - spec.min_return) / span * spec.return_steps for v in values]
+    if not all(math.isclose(k, round(k), abs_tol=1e-9) for k in steps):
+        raise ConformanceError(
+            f"{spec.name}: returns {values} are not whole steps of "
+            f"1/{spec.return_steps} of the range (spec.return_steps)"
+        )
     if spec.zero_sum and not math.isclose(sum(values), 0.0, abs_tol=1e-9):
         raise ConformanceError(f"{spec.name}: returns {values} of a zero-sum game do not sum to 0")
     outcome = state.outcome()

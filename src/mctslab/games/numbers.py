@@ -190,6 +190,8 @@ def make(
         zero_sum=False,
         player_names=("Player",),
         params={"turns": turns, "moves": multipliers, "goal": goal},
+        # The reward is a whole number of 1 / MAX_VALUE steps (distances are whole).
+        return_steps=int(_max_value(turns)),
     )
     data = np.full(CHOICES + len(multipliers) + turns, NO_MOVE, dtype=np.int64)
     data[TURNS] = turns
