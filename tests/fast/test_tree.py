@@ -371,7 +371,7 @@ def test_numbers_value_sums_count_exact_steps_of_the_reward() -> None:
         node, position = stack.pop()
         children = tree.children(node)
         if position.is_terminal():
-            steps = 225 - abs(position.value)  # the reward in steps of 1/225
+            steps = round(position.returns()[0] * 225)  # the reward in steps of 1/225
             assert int(tree.values[node]) == int(tree.visits[node]) * steps
             checked += 1
         elif children and node != 0:
