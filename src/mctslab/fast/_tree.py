@@ -22,8 +22,8 @@ Children blocks are rounded up to a power of two of slots and outgrown blocks
 go back to a buddy allocator (see :mod:`mctslab.fast._loop`). Measured with
 plain settings over tree sizes from 500 to 1,000,000 simulations (three
 seeds each), a tree uses at most 1.15-1.20 slots per node on tic-tac-toe,
-Connect Four and Othello and 1.71-1.73 on Gomoku 8x8, 15x15 and 19x19 (38
-bytes), whose wide nodes leave part of their blocks empty for the children
+Connect Four and Othello and 1.71-1.73 on Gomoku 8x8, 15x15 and 19x19 (at
+most 31.2 bytes), whose wide nodes leave part of their blocks empty for the children
 to come and outgrown blocks waiting for reuse. How many depends on how far
 the frontier has grown: on 15x15 from 1.0 (100,000 simulations) to 1.7
 (15,000 and 30,000).
