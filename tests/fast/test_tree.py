@@ -413,3 +413,11 @@ def test_returns_off_the_specs_steps_are_refused() -> None:
         check_game(
             lambda: type(real)(dataclasses.replace(real.spec, return_steps=2), real.data.copy())
         )
+
+
+def test_return_steps_must_be_a_whole_number_of_at_least_one() -> None:
+    spec = make("numbers").spec
+    with pytest.raises(
+        ValueError, match="'return_steps' parameter of GameSpec must be an int >= 1"
+    ):
+        dataclasses.replace(spec, return_steps=0)

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, NamedTuple, Self
 import numpy as np
 
 from mctslab._jit import new_rng
+from mctslab._validation import check_int
 
 
 class IllegalMoveError(ValueError):
@@ -63,6 +64,9 @@ class GameSpec:
     #: for a whole k: 2 for win, draw and loss. The compiled engine counts value
     #: sums in these steps, exactly (see :mod:`mctslab.fast._tree`).
     return_steps: int = 2
+
+    def __post_init__(self) -> None:
+        check_int(self.return_steps, "return_steps", "GameSpec", low=1)
 
 
 class Kernel(NamedTuple):
