@@ -386,19 +386,23 @@ def test_numbers_value_sums_count_exact_steps_of_the_reward() -> None:
     assert checked > 100
 
 
-def test_a_root_stops_at_the_most_visits_its_value_sum_can_count() -> None:
+@pytest.mark.parametrize("deep", [False, True])
+def test_a_search_stops_before_a_value_sum_overflows(deep: bool) -> None:
     # 41 turns: steps of 1/4100, more than MAX_UNITS, so rewards are rounded
     # to 1/4096 and a sum counts 2**32 - 1 units: at most 1,048,575 visits.
+    # The most visited node sets the limit: the root, or (in a tree kept
+    # from a search above it, through transpositions) a node below it.
     state = make("numbers", turns=41)
     mcts = FastMCTS(SearchConfig.plain(seed=5, reuse_tree=True))
     mcts.search(state, Budget(iterations=1_000))
     tree = mcts._tree
     assert tree is not None
     assert (tree.units, tree.max_visits) == (4096, 1_048_575)
-    tree.visits[0] = tree.max_visits - 10  # as if searched that long
+    node = tree.children(tree.children(0)[0])[0] if deep else 0
+    tree.visits[node] = tree.max_visits - 10  # as if searched that long
     result = mcts.search(state, Budget(iterations=1_000))
     assert (result.simulations, result.stopped_by) == (10, "iterations")
-    assert tree.visits[0] == tree.max_visits
+    assert tree.visits[node] <= tree.max_visits
 
 
 def test_returns_off_the_specs_steps_are_refused() -> None:

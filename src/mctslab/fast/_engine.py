@@ -257,6 +257,7 @@ class FastMCTS:
         root = state.data.copy()
         node_limit = _NO_LIMIT if budget.max_nodes is None else budget.max_nodes
         iterations = _NO_LIMIT if budget.iterations is None else budget.iterations
+        iterations = min(iterations, tree.headroom)  # then no count overflows
         deadline = math.inf if budget.seconds is None else start + budget.seconds
         scale = 1.0 / (spec.max_return - spec.min_return)
         fpu = math.inf if config.fpu is None else config.fpu
@@ -267,7 +268,7 @@ class FastMCTS:
         try:
             while stopped_by is None:
                 simulations = int(tree.visits[0]) - first_visits
-                chunk = min(chunk, iterations - simulations, tree.max_visits - int(tree.visits[0]))
+                chunk = min(chunk, iterations - simulations)
                 began = perf_counter()
                 search_loop(
                     expand_moves,
@@ -459,8 +460,8 @@ def _stop_reason(
 ) -> str | None:
     """The budget limit a chunk ended on, by its SearchResult.stopped_by name, or None.
 
-    A root whose visit count reaches :attr:`Tree.max_visits` ends the search
-    as an iteration limit would.
+    ``iterations`` counts the tree's :attr:`Tree.headroom` in: a tree whose
+    counts would overflow ends the search as an iteration limit would.
     """
     reason = int(tree.counters[REASON])
     if reason == NODE_LIMIT:
@@ -469,7 +470,7 @@ def _stop_reason(
         return full_reason
     if reason == PROVEN:
         return "proven"
-    if simulations >= iterations or tree.visits[0] >= tree.max_visits:
+    if simulations >= iterations:
         return "iterations"
     if now >= deadline:
         return "seconds"

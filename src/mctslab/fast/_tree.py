@@ -11,7 +11,7 @@ A value sum is a whole number of value units, so it is exact: the rewards
 of a game are whole steps of its spec's ``return_steps`` (win, draw and loss
 are 1, 1/2 and 0: two units), and a tree counts in those steps, up to
 :data:`MAX_UNITS` of them per reward of 1 (a game with finer steps has its
-rewards rounded to that). A root takes at most :attr:`Tree.max_visits`
+rewards rounded to that). A node takes at most :attr:`Tree.max_visits`
 visits, the most its sum can count. A float would not do in 4 bytes: a
 float32 sum stops counting half points past 2**23 visits, and a float32
 running mean drifts once the updates of outcomes near it round away
@@ -186,8 +186,18 @@ class Tree:
 
     @property
     def max_visits(self) -> int:
-        """The most visits the root may take: its value sum and visit count must not overflow."""
+        """The most visits a node may take: its value sum and visit count must not overflow."""
         return min(_MAX_VISITS, _MAX_SUM // self.units)
+
+    @property
+    def headroom(self) -> int:
+        """Iterations this tree can still take: a node gains at most one visit an iteration.
+
+        The most visited node sets it: the root, unless the tree was kept from
+        a search whose root was above it (a transposition may have gathered
+        visits through paths the new root does not share).
+        """
+        return self.max_visits - int(self.visits[: self.counters[USED]].max())
 
     def mean(self, node: int) -> float:
         """The mean reward of ``node`` (0 before its first visit)."""
