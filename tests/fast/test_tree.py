@@ -386,37 +386,70 @@ def test_numbers_value_sums_count_exact_steps_of_the_reward() -> None:
     assert checked > 100
 
 
-@pytest.mark.parametrize("deep", [False, True])
-def test_a_search_stops_before_a_value_sum_overflows(deep: bool) -> None:
-    # 41 turns: steps of 1/4100, more than MAX_UNITS, so rewards are rounded
-    # to 1/4096 and a sum counts 2**32 - 1 units: at most 1,048,575 visits.
-    # The most visited node sets the limit: the root, or (in a tree kept
-    # from a search above it, through transpositions) a node below it.
-    state = make("numbers", turns=41)
+def _with_spec(state: State, **changes: Any) -> State:
+    """``state`` with its spec changed (the same position)."""
+    return type(state)(dataclasses.replace(state.spec, **changes), state.data.copy())
+
+
+def test_a_search_stops_before_a_value_sum_overflows() -> None:
+    # Steps of 1/4096 (MAX_UNITS): a sum counts 2**32 - 1 units, so a node
+    # takes at most 1,048,575 visits.
+    state = _with_spec(make("tictactoe"), return_steps=4096)
+    mcts = FastMCTS(SearchConfig.plain(seed=5))
+    result = mcts.search(state, Budget(iterations=2_000_000))
+    assert (result.simulations, result.stopped_by) == (1_048_575, "visits")
+
+
+def test_a_kept_tree_near_its_visit_limit_is_let_go() -> None:
+    state = make("numbers", turns=41)  # steps of 1/4100, rounded to 1/4096
     mcts = FastMCTS(SearchConfig.plain(seed=5, reuse_tree=True))
     mcts.search(state, Budget(iterations=1_000))
+    kept = mcts._tree
+    assert kept is not None
+    assert (kept.units, kept.exact, kept.max_visits) == (4096, False, 1_048_575)
+    kept.visits[0] = kept.max_visits - 10  # as if searched that long
+    result = mcts.search(state, Budget(iterations=1_000))
+    assert mcts._tree is not kept
+    assert (result.simulations, result.stopped_by) == (1_000, "iterations")
+
+
+def test_a_kept_subtree_counts_the_visits_its_nodes_have_over_its_root() -> None:
+    # Through transpositions a node below a rarely played move may have
+    # gathered more visits (by other paths) than that move: those count
+    # against the copy's headroom.
+    state = make("numbers")
+    mcts = FastMCTS(SearchConfig(seed=1, reuse_tree=True))
+    first = mcts.search(state, Budget(iterations=20_000))
+    rare = min(first.moves, key=lambda stats: stats.visits).move
+    mcts.advance(rare)
+    state.apply(rare)
+    mcts.search(state, Budget(iterations=10))
     tree = mcts._tree
     assert tree is not None
-    assert (tree.units, tree.max_visits) == (4096, 1_048_575)
-    node = tree.children(tree.children(0)[0])[0] if deep else 0
-    tree.visits[node] = tree.max_visits - 10  # as if searched that long
-    result = mcts.search(state, Budget(iterations=1_000))
-    assert (result.simulations, result.stopped_by) == (10, "iterations")
-    assert tree.visits[node] <= tree.max_visits
+    reached, queue = {0}, [0]
+    for node in queue:
+        for child in tree.child_nodes(node):
+            if child not in reached:
+                reached.add(child)
+                queue.append(child)
+    most = max(int(tree.visits[node]) for node in reached)
+    assert tree.lead == most - int(tree.visits[0]) + 10 > 0  # 10: the root's new visits
+    assert tree.headroom == tree.max_visits - int(tree.visits[0]) - tree.lead
 
 
-def test_returns_off_the_specs_steps_are_refused() -> None:
-    # A spec that claims win/draw/loss steps for the numbers game's rewards.
-    real = make("numbers")
-    state = type(real)(dataclasses.replace(real.spec, return_steps=2), real.data.copy())
-    mcts = FastMCTS(SearchConfig.plain(seed=6, reuse_tree=True))
-    with pytest.raises(ValueError, match=r"not whole steps of 1/2 .*set its spec's return_steps"):
-        mcts.search(state, Budget(iterations=1_000))
-    assert mcts._tree is None
+def test_returns_off_the_specs_steps_or_range_are_refused() -> None:
+    # The numbers game's rewards with win/draw/loss steps; tic-tac-toe's
+    # -1 for a loss below a claimed min_return of 0.
+    for state in (
+        _with_spec(make("numbers"), return_steps=2),
+        _with_spec(make("tictactoe"), min_return=0.0),
+    ):
+        mcts = FastMCTS(SearchConfig.plain(seed=6, reuse_tree=True))
+        with pytest.raises(ValueError, match=r"must lie in \[min_return, max_return\]"):
+            mcts.search(state, Budget(iterations=1_000))
+        assert mcts._tree is None
     with pytest.raises(ConformanceError, match="not whole steps of 1/2"):
-        check_game(
-            lambda: type(real)(dataclasses.replace(real.spec, return_steps=2), real.data.copy())
-        )
+        check_game(lambda: _with_spec(make("numbers"), return_steps=2))
 
 
 def test_return_steps_must_be_a_whole_number_of_at_least_one() -> None:

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 ProvenOutcome = Literal["win", "loss", "draw"]
-StopReason = str  # "iterations", "seconds", "nodes", "memory", "stopped", "proven", "terminal";
-# "running" in the interim results handed to a progress callback
+StopReason = str  # "iterations", "seconds", "nodes", "memory", "stopped", "proven", "terminal",
+# "visits" (the compiled engine's counts reached their limit); "running" in the interim results
+# handed to a progress callback
 
 
 @dataclass(frozen=True)

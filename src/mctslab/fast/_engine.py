@@ -41,7 +41,7 @@ from mctslab.fast._loop import (
 from mctslab.fast._pool import WorkerPool, split_budget
 from mctslab.fast._rave import AmafTables, split, table_bytes
 from mctslab.fast._stats import RootStats, build_result
-from mctslab.fast._tree import MAX_ACTIONS, Tree, bytes_per_node, value_units
+from mctslab.fast._tree import MAX_ACTIONS, Tree, bytes_per_node
 from mctslab.games._base import Kernel, State
 
 #: Target wall time of one call of the compiled loop.
@@ -257,7 +257,7 @@ class FastMCTS:
         root = state.data.copy()
         node_limit = _NO_LIMIT if budget.max_nodes is None else budget.max_nodes
         iterations = _NO_LIMIT if budget.iterations is None else budget.iterations
-        iterations = min(iterations, tree.headroom)  # then no count overflows
+        headroom = tree.headroom  # iterations before a count could overflow
         deadline = math.inf if budget.seconds is None else start + budget.seconds
         scale = 1.0 / (spec.max_return - spec.min_return)
         fpu = math.inf if config.fpu is None else config.fpu
@@ -268,7 +268,7 @@ class FastMCTS:
         try:
             while stopped_by is None:
                 simulations = int(tree.visits[0]) - first_visits
-                chunk = min(chunk, iterations - simulations)
+                chunk = min(chunk, iterations - simulations, headroom - simulations)
                 began = perf_counter()
                 search_loop(
                     expand_moves,
@@ -293,7 +293,7 @@ class FastMCTS:
                     spec.min_return,
                     scale,
                     tree.units,
-                    tree.units == spec.return_steps,
+                    tree.exact,
                     spec.num_players,
                     spec.num_actions,
                     spec.max_game_length,
@@ -309,16 +309,19 @@ class FastMCTS:
                 if tree.counters[REASON] == OFF_GRID:
                     self.reset()  # the iteration stopped half done
                     raise ValueError(
-                        f"A playout of {spec.name!r} ended with returns that are not whole steps "
-                        f"of 1/{spec.return_steps} from min_return={spec.min_return!r} to "
-                        f"max_return={spec.max_return!r}; set its spec's return_steps."
+                        f"The returns of {spec.name!r} must lie in [min_return, max_return] = "
+                        f"[{spec.min_return!r}, {spec.max_return!r}] in whole steps of 1/"
+                        f"{spec.return_steps} of that range (its spec's return_steps); the "
+                        "search met one that does not."
                     )
                 done = int(tree.visits[0]) - first_visits - simulations
                 simulations += done
                 grow = tree.counters[REASON] == GROW
                 if grow:
                     tree.grow_table()
-                stopped_by = _stop_reason(tree, simulations, iterations, now, deadline, full_reason)
+                stopped_by = _stop_reason(
+                    tree, simulations, iterations, headroom, now, deadline, full_reason
+                )
                 if stopped_by is None and stopped():
                     stopped_by = "stopped"
                 if stopped_by is None and report is not None and now >= next_report:
@@ -338,19 +341,30 @@ class FastMCTS:
         return RootStats.of_tree(tree, simulations, stopped_by, config.final_move, lines)
 
     def _tree_for(self, state: State, capacity: int) -> Tree:
-        """The kept subtree when ``state`` equals its root and it fits, else a fresh tree."""
+        """The kept subtree when ``state`` equals its root and it fits, else a fresh tree.
+
+        A kept tree whose counts are near their limit (less than half of
+        :attr:`Tree.max_visits` left) is let go too: it would leave the
+        search too few iterations (see :attr:`Tree.headroom`).
+        """
         if self._tree is None or self._root_state is None or state != self._root_state:
             self._tree = self._amaf = None  # freed before a new tree is allocated
             return self._new_tree(state, capacity)
         if self._root == 0 and self._tree.capacity == capacity:
-            return self._tree
+            if self._tree.headroom >= self._tree.max_visits // 2:
+                return self._tree
+            self._tree = self._amaf = None
+            return self._new_tree(state, capacity)
         # The copy needs the kept tree, but not its AMAF pool (never copied), and
         # a new tree, if the copy does not fit, needs neither.
         kept = self._tree
         self._tree = self._amaf = None
         copy = kept.subtree(self._root, capacity)
         del kept
-        return copy if copy is not None else self._new_tree(state, capacity)
+        if copy is not None and copy.headroom >= copy.max_visits // 2:
+            return copy
+        del copy
+        return self._new_tree(state, capacity)
 
     def _uses_rave(self, state: State) -> bool:
         """Whether GRAVE is on for ``state``'s game: as configured, else as the game prefers."""
@@ -389,7 +403,7 @@ class FastMCTS:
     def _new_tree(self, state: State, capacity: int) -> Tree:
         return Tree(
             capacity,
-            units=value_units(state.spec.return_steps),
+            return_steps=state.spec.return_steps,
             tuned=self._tuned,
             hashed=self.config.transpositions,
             solver=self._solves(state),
@@ -454,14 +468,15 @@ def _stop_reason(
     tree: Tree,
     simulations: int,
     iterations: int,
+    headroom: int,
     now: float,
     deadline: float,
     full_reason: str | None,
 ) -> str | None:
     """The budget limit a chunk ended on, by its SearchResult.stopped_by name, or None.
 
-    ``iterations`` counts the tree's :attr:`Tree.headroom` in: a tree whose
-    counts would overflow ends the search as an iteration limit would.
+    "visits": the search took the tree's :attr:`Tree.headroom`, the most
+    iterations it can take before a count could overflow.
     """
     reason = int(tree.counters[REASON])
     if reason == NODE_LIMIT:
@@ -472,6 +487,8 @@ def _stop_reason(
         return "proven"
     if simulations >= iterations:
         return "iterations"
+    if simulations >= headroom:
+        return "visits"
     if now >= deadline:
         return "seconds"
     return None

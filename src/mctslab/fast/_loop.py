@@ -103,6 +103,7 @@ from mctslab._jit import (
     uniform,
 )
 from mctslab.fast import _rave
+from mctslab.games._base import STEP_TOLERANCE
 
 #: Tree policies, as the loop's ``policy`` argument.
 UCT, COINFLIP = 0, 1
@@ -117,7 +118,8 @@ NUM_COUNTERS = FREE + 16
 LARGEST = NUM_COUNTERS - FREE - 1
 #: Values of ``counters[REASON]``: the transposition table must grow before
 #: the next iteration (GROW); the root's value is proven (PROVEN); a reward
-#: was not a whole number of value units where they are exact (OFF_GRID).
+#: was outside [0, 1] or, where value units are exact, not a whole number of
+#: them (OFF_GRID).
 RAN_ALL, NODE_LIMIT, FULL, GROW, PROVEN, OFF_GRID = 0, 1, 2, 3, 4, 5
 #: Proven values, for the player who moved into the node (0: not proven).
 WIN, LOSS, DRAW = 1, -1, 2
@@ -936,9 +938,12 @@ def _search(  # type: ignore[no-untyped-def]
             mover = movers[depth]
             gains[mover] = 0.5 if known == DRAW else (1.0 if known == WIN else 0.0)
             gains[1 - mover] = 1.0 - gains[mover]
+        # In value units: whole ones (rounded where the game's steps are finer than
+        # a unit); UCB1-Tuned's squares and the AMAF sums keep the unrounded gains.
         for player in range(num_players):
-            whole = round(gains[player] * units)
-            if exact and abs(gains[player] * units - whole) > 1e-6:
+            amount = gains[player] * units
+            whole = round(amount) if -STEP_TOLERANCE <= amount <= units + STEP_TOLERANCE else -1
+            if whole < 0 or (exact and abs(amount - whole) > STEP_TOLERANCE):
                 counters[REASON] = OFF_GRID  # the game's spec is wrong: the tree is let go
                 return iteration
             points[player] = whole

@@ -12,7 +12,8 @@ of a game are whole steps of its spec's ``return_steps`` (win, draw and loss
 are 1, 1/2 and 0: two units), and a tree counts in those steps, up to
 :data:`MAX_UNITS` of them per reward of 1 (a game with finer steps has its
 rewards rounded to that). A node takes at most :attr:`Tree.max_visits`
-visits, the most its sum can count. A float would not do in 4 bytes: a
+visits, the most its sum can count: a search stops at the tree's
+:attr:`Tree.headroom`. A float would not do in 4 bytes: a
 float32 sum stops counting half points past 2**23 visits, and a float32
 running mean drifts once the updates of outcomes near it round away
 (measured: 2,000,000 tic-tac-toe simulations gave the centre 673,210 visits
@@ -61,15 +62,10 @@ BYTES_PER_NODE = sum(np.dtype(dtype).itemsize for dtype in _DTYPES)
 MAX_ACTIONS = int(np.iinfo(np.int16).max)
 #: Entries of a new transposition table.
 FIRST_TABLE = 1024
-#: Most value units per reward of 1: a root can still take 2**20 visits.
+#: Most value units per reward of 1: a node can still take 2**20 - 1 visits.
 MAX_UNITS = 2**12
 _MAX_SUM = int(np.iinfo(np.uint32).max)
 _MAX_VISITS = int(np.iinfo(np.int32).max)
-
-
-def value_units(return_steps: int) -> int:
-    """The value units per reward of 1 of a game with ``return_steps`` (see the module doc)."""
-    return min(return_steps, MAX_UNITS)
 
 
 def bytes_per_node(*, tuned: bool, hashed: bool, solver: bool = True, rave: bool = False) -> int:
@@ -92,7 +88,8 @@ def bytes_per_node(*, tuned: bool, hashed: bool, solver: bool = True, rave: bool
 class Tree:
     """The arrays of one search tree; slot 0 is the root.
 
-    ``values`` counts ``units`` per reward of 1 (see :func:`value_units`).
+    ``values`` counts ``units`` per reward of 1: the game's ``return_steps``,
+    at most :data:`MAX_UNITS` (``exact`` tells whether they were that many).
     ``squares`` has slots only with ``tuned``, ``proven`` only with
     ``solver``, ``hashes`` only with ``hashed``; ``table`` (the
     transposition table) has one entry otherwise. With transpositions a
@@ -102,12 +99,15 @@ class Tree:
 
     __slots__ = (
         "counters",
+        "exact",
         "first_child",
         "hashes",
+        "lead",
         "move",
         "num_children",
         "num_moves",
         "proven",
+        "return_steps",
         "squares",
         "table",
         "units",
@@ -127,7 +127,7 @@ class Tree:
         self,
         capacity: int,
         *,
-        units: int = 2,
+        return_steps: int = 2,
         tuned: bool = False,
         hashed: bool = False,
         solver: bool = False,
@@ -141,7 +141,13 @@ class Tree:
             self.num_moves,
             self.move,
         ) = (np.zeros(capacity, dtype=dtype) for dtype in _DTYPES)
-        self.units = units
+        self.return_steps = return_steps
+        self.units = min(return_steps, MAX_UNITS)
+        self.exact = self.units == return_steps
+        # How many visits the most visited node has over the root: 0 but in a
+        # copied subtree, whose nodes may have gathered visits through paths
+        # that pass its root by (transpositions). No iteration raises it.
+        self.lead = 0
         self.proven = np.zeros(capacity if solver else 0, dtype=np.int8)
         self.squares = np.zeros(capacity if tuned else 0, dtype=np.float64)
         self.hashes = np.zeros(capacity if hashed else 0, dtype=np.int64)
@@ -191,13 +197,8 @@ class Tree:
 
     @property
     def headroom(self) -> int:
-        """Iterations this tree can still take: a node gains at most one visit an iteration.
-
-        The most visited node sets it: the root, unless the tree was kept from
-        a search whose root was above it (a transposition may have gathered
-        visits through paths the new root does not share).
-        """
-        return self.max_visits - int(self.visits[: self.counters[USED]].max())
+        """Iterations this tree can still take: a node gains at most one visit an iteration."""
+        return self.max_visits - int(self.visits[0]) - self.lead
 
     def mean(self, node: int) -> float:
         """The mean reward of ``node`` (0 before its first visit)."""
@@ -299,7 +300,7 @@ class Tree:
         """A compact copy of the subtree under ``root``, or None if it does not fit ``capacity``."""
         tree = Tree(
             capacity,
-            units=self.units,
+            return_steps=self.return_steps,
             tuned=self.tuned,
             hashed=self.hashed,
             solver=self.solver,
@@ -307,6 +308,7 @@ class Tree:
         )
         if not compact(*self.arrays, self.table, root, *tree.arrays, tree.table, tree.counters):
             return None
+        tree.lead = int(tree.visits[: tree.counters[USED]].max()) - int(tree.visits[0])
         return tree
 
     @property

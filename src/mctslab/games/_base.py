@@ -42,6 +42,11 @@ class Outcome:
         return self.winner is None
 
 
+#: How far a return may be from a whole step of its spec's ``return_steps``
+#: (in steps) and still count as on it: float noise, not a different value.
+STEP_TOLERANCE = 1e-6
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """Static facts about a game with its parameters."""

@@ -7,7 +7,7 @@ import pickle
 import random
 from collections.abc import Callable
 
-from mctslab.games._base import IllegalMoveError, State
+from mctslab.games._base import STEP_TOLERANCE, IllegalMoveError, State
 
 
 class ConformanceError(AssertionError):
@@ -91,8 +91,10 @@ def _check_terminal(state: State) -> None:
     if not all(spec.min_return <= v <= spec.max_return for v in values):
         raise ConformanceError(f"{spec.name}: returns {values} out of bounds")
     span = spec.max_return - spec.min_return
+    if not span > 0:
+        raise ConformanceError(f"{spec.name}: max_return must exceed min_return")
     steps = [(v - spec.min_return) / span * spec.return_steps for v in values]
-    if not all(math.isclose(k, round(k), abs_tol=1e-9) for k in steps):
+    if not all(abs(k - round(k)) <= STEP_TOLERANCE for k in steps):
         raise ConformanceError(
             f"{spec.name}: returns {values} are not whole steps of "
             f"1/{spec.return_steps} of the range (spec.return_steps)"
