@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from mctslab.core import MCTS, Budget, SearchConfig
@@ -37,11 +39,12 @@ def test_config_values_are_checked() -> None:
         SearchConfig(tree_policy="ucb")  # type: ignore[arg-type]
 
 
-def test_returns_need_a_range() -> None:
+@pytest.mark.parametrize("high", [0.0, math.inf, math.nan])
+def test_returns_need_a_finite_range(high: float) -> None:
     class Flat(Bits):
-        spec = BitsSpec(max_return=0.0)
+        spec = BitsSpec(max_return=high)
 
-    with pytest.raises(ValueError, match="max_return > min_return"):
+    with pytest.raises(ValueError, match="must have finite returns with max_return > min_return"):
         MCTS().search(Flat())
 
 

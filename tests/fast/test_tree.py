@@ -6,6 +6,7 @@ Plain UCT keeps a tree; with transpositions it is a graph of positions (aliases)
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from typing import Any
 
@@ -403,7 +404,7 @@ def test_a_search_stops_before_a_value_sum_overflows() -> None:
 def test_a_kept_tree_near_its_visit_limit_is_let_go() -> None:
     state = make("numbers", turns=41)  # steps of 1/4100, rounded to 1/4096
     mcts = FastMCTS(SearchConfig.plain(seed=5, reuse_tree=True))
-    mcts.search(state, Budget(iterations=1_000))
+    first = mcts.search(state, Budget(iterations=1_000))
     kept = mcts._tree
     assert kept is not None
     assert (kept.units, kept.exact, kept.max_visits) == (4096, False, 1_048_575)
@@ -411,38 +412,48 @@ def test_a_kept_tree_near_its_visit_limit_is_let_go() -> None:
     result = mcts.search(state, Budget(iterations=1_000))
     assert mcts._tree is not kept
     assert (result.simulations, result.stopped_by) == (1_000, "iterations")
+    # The same after a move: a node below it with most of the visits a node
+    # may take leaves its copy too little headroom.
+    kept = mcts._tree
+    move = first.best_move
+    child = kept.child(0, move)
+    assert child is not None
+    kept.visits[kept.child_nodes(child)[0]] = kept.max_visits - 10
+    mcts.advance(move)
+    state.apply(move)
+    mcts.search(state, Budget(iterations=100))
+    assert mcts._tree is not None and mcts._tree.visits[0] == 100  # a fresh root
 
 
-def test_a_kept_subtree_counts_the_visits_its_nodes_have_over_its_root() -> None:
-    # Through transpositions a node below a rarely played move may have
-    # gathered more visits (by other paths) than that move: those count
-    # against the copy's headroom.
-    state = make("numbers")
+def test_a_copied_subtree_counts_the_visits_its_nodes_have_over_its_root() -> None:
+    # Through transpositions a node below a rarely visited move may have
+    # gathered more visits (by other paths) than that move: the copy's lead,
+    # which bounds its nodes' counts for as long as it is searched.
     mcts = FastMCTS(SearchConfig(seed=1, reuse_tree=True))
-    first = mcts.search(state, Budget(iterations=20_000))
-    rare = min(first.moves, key=lambda stats: stats.visits).move
-    mcts.advance(rare)
-    state.apply(rare)
-    mcts.search(state, Budget(iterations=10))
+    mcts.search(make("numbers"), Budget(iterations=20_000))
     tree = mcts._tree
     assert tree is not None
+    rare = min(tree.child_nodes(0), key=lambda node: int(tree.visits[node]))
+    copy = tree.subtree(rare, tree.capacity)
+    assert copy is not None
     reached, queue = {0}, [0]
     for node in queue:
-        for child in tree.child_nodes(node):
+        for child in copy.child_nodes(node):
             if child not in reached:
                 reached.add(child)
                 queue.append(child)
-    most = max(int(tree.visits[node]) for node in reached)
-    assert tree.lead == most - int(tree.visits[0]) + 10 > 0  # 10: the root's new visits
-    assert tree.headroom == tree.max_visits - int(tree.visits[0]) - tree.lead
+    most = max(int(copy.visits[node]) for node in reached)
+    assert copy.lead == most - int(copy.visits[0]) > 0
 
 
 def test_returns_off_the_specs_steps_or_range_are_refused() -> None:
     # The numbers game's rewards with win/draw/loss steps; tic-tac-toe's
-    # -1 for a loss below a claimed min_return of 0.
+    # -1 for a loss below a claimed min_return of 0, and its 1 for a win
+    # above a claimed max_return of 0.
     for state in (
         _with_spec(make("numbers"), return_steps=2),
         _with_spec(make("tictactoe"), min_return=0.0),
+        _with_spec(make("tictactoe"), max_return=0.0),
     ):
         mcts = FastMCTS(SearchConfig.plain(seed=6, reuse_tree=True))
         with pytest.raises(ValueError, match=r"must lie in \[min_return, max_return\]"):
@@ -450,6 +461,10 @@ def test_returns_off_the_specs_steps_or_range_are_refused() -> None:
         assert mcts._tree is None
     with pytest.raises(ConformanceError, match="not whole steps of 1/2"):
         check_game(lambda: _with_spec(make("numbers"), return_steps=2))
+    with pytest.raises(ConformanceError, match="returns need a finite range"):
+        check_game(lambda: _with_spec(make("tictactoe"), max_return=math.inf))
+    with pytest.raises(ValueError, match="must have finite returns"):
+        FastMCTS().search(_with_spec(make("tictactoe"), max_return=math.inf))
 
 
 def test_return_steps_must_be_a_whole_number_of_at_least_one() -> None:

@@ -44,7 +44,8 @@ class SearchResult:
     before and proven losses after the rest); ``value`` is the estimate, in
     [0, 1], for the player to move at the root (their win rate in two-player
     games, the expected reward in single-player ones) and ``stopped_by`` why
-    the search ended ("proven": the solver knows the root's value).
+    the search ended ("proven": the solver knows the root's value; "visits":
+    the compiled engine's counts reached what they can hold).
     """
 
     best_move: int

@@ -18,11 +18,26 @@ from mctslab.core.config import Budget, SearchConfig
 from mctslab.core.engine import Progress
 from mctslab.core.node import BYTES_PER_NODE, Node, count_nodes, mean_then_visits, visits_then_mean
 from mctslab.core.policies import TREE_POLICIES, Simulation, backpropagate, default_simulation
-from mctslab.core.protocol import GameState
+from mctslab.core.protocol import GameSpecLike, GameState
 from mctslab.core.result import MoveStats, SearchResult
 from mctslab.core.tree_view import TreeView, build_tree_view
 
 _DEFAULT_CONFIG = SearchConfig()
+
+
+def return_scale(spec: GameSpecLike) -> float:
+    """``1 / (max_return - min_return)``: what scales a return to [0, 1] (both engines).
+
+    Raises ValueError unless the range is finite and not empty.
+    """
+    low, high = spec.min_return, spec.max_return
+    span = high - low
+    if not (math.isfinite(span) and span > 0):
+        raise ValueError(
+            f"The spec of {spec.name!r} must have finite returns with max_return > min_return "
+            f"to scale them to [0, 1]; got min_return={low!r}, max_return={high!r}."
+        )
+    return 1.0 / span
 
 
 class _Limits:
@@ -136,12 +151,7 @@ class MCTS:
             raise ValueError(f"Cannot search a finished game: the position has no moves.\n{state}")
         spec = state.spec
         low = spec.min_return
-        if not spec.max_return > low:
-            raise ValueError(
-                f"The spec of {spec.name!r} must have max_return > min_return to scale returns "
-                f"to [0, 1]; got min_return={low!r}, max_return={spec.max_return!r}."
-            )
-        scale = 1.0 / (spec.max_return - low)
+        scale = return_scale(spec)
 
         start = perf_counter()
         root, root_state, nodes = self._root_for(state)

@@ -22,6 +22,7 @@ from mctslab._validation import check_float, check_instance, check_int
 from mctslab.core.config import Budget, Playout, SearchConfig
 from mctslab.core.engine import Progress
 from mctslab.core.result import SearchResult
+from mctslab.core.search import return_scale
 from mctslab.core.tree_view import TreeView, build_tree_view
 from mctslab.fast._loop import (
     COINFLIP,
@@ -87,8 +88,11 @@ class FastMCTS:
     first copies that subtree into a tree of its own: during the copy the
     two trees exist, not their AMAF tables; then only the copy. With
     the solver a search also ends once the root's value is proven
-    (``stopped_by="proven"``). The first search compiles the loop if numba's
-    cache lacks it (see :func:`mctslab.fast.warm_up`).
+    (``stopped_by="proven"``). Any search ends before a node's visits pass
+    what its value sum can count (``stopped_by="visits"``; see
+    :attr:`~mctslab.fast._tree.Tree.headroom`), and a kept tree with less
+    than half of that left is let go. The first search compiles the loop if
+    numba's cache lacks it (see :func:`mctslab.fast.warm_up`).
     """
 
     name = "compiled"
@@ -259,7 +263,7 @@ class FastMCTS:
         iterations = _NO_LIMIT if budget.iterations is None else budget.iterations
         headroom = tree.headroom  # iterations before a count could overflow
         deadline = math.inf if budget.seconds is None else start + budget.seconds
-        scale = 1.0 / (spec.max_return - spec.min_return)
+        scale = return_scale(spec)
         fpu = math.inf if config.fpu is None else config.fpu
         first_visits = int(tree.visits[0])
         next_report = start + self.progress_interval
@@ -356,10 +360,12 @@ class FastMCTS:
             self._tree = self._amaf = None
             return self._new_tree(state, capacity)
         # The copy needs the kept tree, but not its AMAF pool (never copied), and
-        # a new tree, if the copy does not fit, needs neither.
+        # a new tree, if the copy does not fit, needs neither. A root with half the
+        # visits a node may take leaves too little headroom: no copy then.
         kept = self._tree
         self._tree = self._amaf = None
-        copy = kept.subtree(self._root, capacity)
+        fresh = kept.visits[self._root] > kept.max_visits // 2
+        copy = None if fresh else kept.subtree(self._root, capacity)
         del kept
         if copy is not None and copy.headroom >= copy.max_visits // 2:
             return copy
@@ -419,11 +425,7 @@ def check_searchable(state: State) -> None:
     if state.is_terminal():
         raise ValueError(f"Cannot search a finished game: the position has no moves.\n{state}")
     spec = state.spec
-    if not spec.max_return > spec.min_return:
-        raise ValueError(
-            f"The spec of {spec.name!r} must have max_return > min_return to scale returns "
-            f"to [0, 1]; got min_return={spec.min_return!r}, max_return={spec.max_return!r}."
-        )
+    return_scale(spec)
     if spec.num_actions > MAX_ACTIONS:
         raise ValueError(
             f"The compiled engine stores moves as int16; {spec.name!r} has "

@@ -44,6 +44,8 @@ class Outcome:
 
 #: How far a return may be from a whole step of its spec's ``return_steps``
 #: (in steps) and still count as on it: float noise, not a different value.
+#: The compiled search loop holds it as a constant: after changing it, clear
+#: numba's cache (the ``__pycache__`` folders), which does not notice.
 STEP_TOLERANCE = 1e-6
 
 

@@ -91,8 +91,8 @@ def _check_terminal(state: State) -> None:
     if not all(spec.min_return <= v <= spec.max_return for v in values):
         raise ConformanceError(f"{spec.name}: returns {values} out of bounds")
     span = spec.max_return - spec.min_return
-    if not span > 0:
-        raise ConformanceError(f"{spec.name}: max_return must exceed min_return")
+    if not (math.isfinite(span) and span > 0):
+        raise ConformanceError(f"{spec.name}: returns need a finite range, max_return > min_return")
     steps = [(v - spec.min_return) / span * spec.return_steps for v in values]
     if not all(abs(k - round(k)) <= STEP_TOLERANCE for k in steps):
         raise ConformanceError(
