@@ -20,6 +20,8 @@ from mctslab import SearchResult, State, available_games, make
 from mctslab.arena.spec import parse_player
 from mctslab.core import MCTS, Budget, SearchConfig
 from mctslab.fast import FastMCTS
+from mctslab.fast._engine import search_functions
+from mctslab.games import connect4, gomoku
 from mctslab.games.countdown import solve
 from mctslab.games.gomoku import GomokuState
 from mctslab.players.mcts import MCTSPlayer
@@ -424,6 +426,15 @@ def test_plain_turns_every_strength_option_off() -> None:
         None,
         "ucb1",
     )
+
+
+def test_the_default_playout_is_the_games_own() -> None:
+    # Random for Gomoku (measured stronger there), decisive elsewhere; an
+    # explicit choice wins.
+    assert search_functions(gomoku.KERNEL, SearchConfig())[1] is gomoku.rollout
+    assert search_functions(connect4.KERNEL, SearchConfig())[1] is connect4.decisive_rollout
+    decisive = SearchConfig(playout="decisive")
+    assert search_functions(gomoku.KERNEL, decisive)[1] is gomoku.decisive_rollout
 
 
 def test_an_arena_spec_expresses_the_original_design() -> None:

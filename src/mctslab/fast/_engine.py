@@ -437,13 +437,13 @@ def search_functions(kernel: Kernel, config: SearchConfig) -> tuple[Any, Any]:
     """The kernel functions that expand nodes and play out, by the config's options.
 
     Candidate moves where ``candidates`` is on and the game has them; the
-    playout asked for where the game has it, else the next one down in
-    :data:`PLAYOUTS`.
+    playout asked for (the game's preferred one when the config leaves it
+    open) where the game has it, else the next one down in :data:`PLAYOUTS`.
     """
     use_candidates = config.candidates and kernel.candidate_moves is not None
     expand_moves = kernel.candidate_moves if use_candidates else kernel.legal_moves
     playouts = {"random": kernel.rollout, **(kernel.playouts or {})}
-    wanted = PLAYOUTS.index(config.playout)
+    wanted = PLAYOUTS.index(config.playout or kernel.preferred_playout)
     name = next(name for name in reversed(PLAYOUTS[: wanted + 1]) if name in playouts)
     return expand_moves, playouts[name]
 

@@ -101,6 +101,8 @@ class Kernel(NamedTuple):
     #: Whether GRAVE (``SearchConfig.rave``) is on when the settings leave it to the
     #: game: where the arena measured it stronger (see benchmarks/STRENGTH.md).
     prefers_rave: bool = False
+    #: The playout (``SearchConfig.playout``) when the settings leave it to the game.
+    preferred_playout: str = "decisive"
 
 
 class State:
