@@ -355,19 +355,19 @@ class FastMCTS:
             self._tree = self._amaf = None  # freed before a new tree is allocated
             return self._new_tree(state, capacity)
         if self._root == 0 and self._tree.capacity == capacity:
-            if self._tree.headroom >= self._tree.max_visits // 2:
+            if self._tree.worth_keeping:
                 return self._tree
             self._tree = self._amaf = None
             return self._new_tree(state, capacity)
         # The copy needs the kept tree, but not its AMAF pool (never copied), and
         # a new tree, if the copy does not fit, needs neither. A root with half the
-        # visits a node may take leaves too little headroom: no copy then.
+        # visits a node may take leaves a copy not worth keeping: no copy then.
         kept = self._tree
         self._tree = self._amaf = None
         fresh = kept.visits[self._root] > kept.max_visits // 2
         copy = None if fresh else kept.subtree(self._root, capacity)
         del kept
-        if copy is not None and copy.headroom >= copy.max_visits // 2:
+        if copy is not None and copy.worth_keeping:
             return copy
         del copy
         return self._new_tree(state, capacity)

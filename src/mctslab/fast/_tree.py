@@ -99,7 +99,6 @@ class Tree:
 
     __slots__ = (
         "counters",
-        "exact",
         "first_child",
         "hashes",
         "lead",
@@ -110,7 +109,6 @@ class Tree:
         "return_steps",
         "squares",
         "table",
-        "units",
         "values",
         "visits",
     )
@@ -142,8 +140,6 @@ class Tree:
             self.move,
         ) = (np.zeros(capacity, dtype=dtype) for dtype in _DTYPES)
         self.return_steps = return_steps
-        self.units = min(return_steps, MAX_UNITS)
-        self.exact = self.units == return_steps
         # How many visits the most visited node has over the root: 0 but in a
         # copied subtree, whose nodes may have gathered visits through paths
         # that pass its root by (transpositions). No iteration raises it.
@@ -191,6 +187,16 @@ class Tree:
         )
 
     @property
+    def units(self) -> int:
+        """Value units per reward of 1: the game's return steps, at most MAX_UNITS."""
+        return min(self.return_steps, MAX_UNITS)
+
+    @property
+    def exact(self) -> bool:
+        """Whether a value unit is one return step (else rewards are rounded to units)."""
+        return self.units == self.return_steps
+
+    @property
     def max_visits(self) -> int:
         """The most visits a node may take: its value sum and visit count must not overflow."""
         return min(_MAX_VISITS, _MAX_SUM // self.units)
@@ -199,6 +205,11 @@ class Tree:
     def headroom(self) -> int:
         """Iterations this tree can still take: a node gains at most one visit an iteration."""
         return self.max_visits - int(self.visits[0]) - self.lead
+
+    @property
+    def worth_keeping(self) -> bool:
+        """Whether a later search may reuse this tree: half of :attr:`max_visits` is left."""
+        return self.headroom >= self.max_visits // 2
 
     def mean(self, node: int) -> float:
         """The mean reward of ``node`` (0 before its first visit)."""
