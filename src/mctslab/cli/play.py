@@ -252,22 +252,16 @@ class _Game:
         kept = list(self.history)
         while kept:
             kept.pop()
-            if self._replay(kept).current_player == self.human:
+            if _records.replay(self.start, kept).current_player == self.human:
                 break
-        if kept == self.history or self._replay(kept).current_player != self.human:
+        if kept == self.history or _records.replay(self.start, kept).current_player != self.human:
             opt.console.print("There is no move of yours to take back.")
             return
         self.history = kept
-        self.state = self._replay(kept)
+        self.state = _records.replay(self.start, kept)
         self.ai.reset()
         self._restart_opponent()
         self._show()
-
-    def _replay(self, moves: list[int]) -> State:
-        state = self.start.clone()
-        for move in moves:
-            state.apply(move)
-        return state
 
     def _summary(self) -> None:
         self._show()
