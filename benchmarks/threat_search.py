@@ -1,0 +1,187 @@
+r"""Forced wins by threat sequences in the Gomoku games of an arena record.
+
+    python benchmarks/threat_search.py benchmarks/strength/goal_gomoku8_original.jsonl \
+        --results draw
+
+For every position of a recorded game where the chosen player was to move,
+it asks whether that player had a forced win by threats (Allis, van den
+Herik & Huntjens 1996) and prints the plies, counted from the end of the
+opening, where one existed:
+
+- a **VCF** (victory by continuous fours) of at most ``--fours`` fours: each
+  four leaves the opponent one cell to block, and the sequence ends with two
+  win cells at once, or five;
+- a **VCT** with at most ``--threes`` quieter threats besides: a move after
+  which the player would have a VCF if it moved again, which wins when every
+  reply of the opponent (every empty cell) still leaves a VCF or another
+  such threat.
+
+It is written apart from the engine's own rules on purpose (freestyle: k or
+more in a row), as an independent check of what the search may have missed.
+The search is exact for VCFs within the bound. For VCTs it is a lower bound:
+a threat answered by a four of the opponent's own is counted as failing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from mctslab import make
+
+_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
+
+
+class Board:
+    """A Gomoku board as a flat list of cells: 0 empty, 1 Black, 2 White."""
+
+    def __init__(self, width: int, height: int, k: int) -> None:
+        self.cells = bytearray(width * height)
+        self.windows = [
+            tuple((row + i * dr) * width + column + i * dc for i in range(k))
+            for row in range(height)
+            for column in range(width)
+            for dr, dc in _DIRECTIONS
+            if 0 <= row + (k - 1) * dr < height and 0 <= column + (k - 1) * dc < width
+        ]
+        self.k = k
+        self._memo: dict[tuple[bytes, int, int, int], bool] = {}
+
+    def _open_windows(self, stone: int, own: int) -> Iterator[list[int]]:
+        """The empty cells of each window holding ``own`` of ``stone`` and no other stone."""
+        for window in self.windows:
+            mine, empty = 0, []
+            for cell in window:
+                value = self.cells[cell]
+                if value == stone:
+                    mine += 1
+                elif value == 0:
+                    empty.append(cell)
+                else:
+                    break
+            else:
+                if mine == own:
+                    yield empty
+
+    def win_cells(self, stone: int) -> set[int]:
+        """The empty cells where ``stone`` would complete a line."""
+        return {empty[0] for empty in self._open_windows(stone, self.k - 1)}
+
+    def four_makers(self, stone: int) -> set[int]:
+        """The empty cells where ``stone`` would make a four (a win cell)."""
+        return {cell for empty in self._open_windows(stone, self.k - 2) for cell in empty}
+
+    def completes(self, cell: int) -> bool:
+        """Whether the stone on ``cell`` completes a line."""
+        stone = self.cells[cell]
+        return any(
+            cell in window and all(self.cells[c] == stone for c in window)
+            for window in self.windows
+        )
+
+    def vcf(self, stone: int, fours: int) -> bool:
+        """Whether ``stone``, to move, wins by at most ``fours`` consecutive fours."""
+        key = (bytes(self.cells), stone, fours, -1)
+        if key in self._memo:
+            return self._memo[key]
+        won = bool(self.win_cells(stone))
+        threats = self.win_cells(3 - stone)
+        if not won and fours > 0 and len(threats) < 2:
+            moves = self.four_makers(stone)
+            if threats:
+                moves &= threats  # the opponent's four must be blocked
+            for move in moves:
+                self.cells[move] = stone
+                cells = self.win_cells(stone)
+                if len(cells) >= 2:
+                    won = True
+                elif cells:
+                    (block,) = cells
+                    self.cells[block] = 3 - stone
+                    won = not self.completes(block) and self.vcf(stone, fours - 1)
+                    self.cells[block] = 0
+                self.cells[move] = 0
+                if won:
+                    break
+        self._memo[key] = won
+        return won
+
+    def vct(self, stone: int, fours: int, threes: int) -> bool:
+        """Whether ``stone``, to move, wins by a VCF or up to ``threes`` threats before one."""
+        key = (bytes(self.cells), stone, fours, threes)
+        if key in self._memo:
+            return self._memo[key]
+        won = self.vcf(stone, fours)
+        if not won and threes > 0 and not self.win_cells(3 - stone):
+            empty = [cell for cell, value in enumerate(self.cells) if value == 0]
+            for move in empty:
+                self.cells[move] = stone
+                if self.vcf(stone, fours):  # a threat: it wins if the opponent lets it move again
+                    won = all(self._refuted(reply, stone, fours, threes) for reply in empty)
+                self.cells[move] = 0
+                if won:
+                    break
+        self._memo[key] = won
+        return won
+
+    def _refuted(self, reply: int, stone: int, fours: int, threes: int) -> bool:
+        """Whether the opponent's ``reply`` still leaves ``stone`` a forced win."""
+        if self.cells[reply]:
+            return True  # the threat's own stone
+        self.cells[reply] = 3 - stone
+        won = not self.completes(reply) and self.vct(stone, fours, threes - 1)
+        self.cells[reply] = 0
+        return won
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("record", type=Path, help="an mctslab arena record (JSONL) of Gomoku")
+    parser.add_argument("--player", default="A", help="whose positions to search (default A)")
+    parser.add_argument("--fours", type=int, default=12, help="the longest VCF (default 12)")
+    parser.add_argument("--threes", type=int, default=2, help="threats before it (default 2)")
+    parser.add_argument(
+        "--results",
+        choices=("all", "win", "draw", "loss"),
+        default="all",
+        help="only the games the player won, drew or lost",
+    )
+    args = parser.parse_args()
+    games = [
+        game
+        for game in map(json.loads, args.record.read_text().splitlines())
+        if game.get("type") == "game" and game["game"] == "gomoku"
+    ]
+    searched = with_win = 0
+    for game in games:
+        side = [player["id"] for player in game["players"]].index(args.player)
+        winner = game["winner"]
+        result = "draw" if winner is None else ("win" if winner == side else "loss")
+        if args.results not in ("all", result):
+            continue
+        state = make("gomoku", **game["params"])
+        params = game["params"]
+        board = Board(params["width"], params["height"], params["k"])
+        found = []
+        opening = len(game["opening"])
+        for ply, text in enumerate(game["opening"] + game["moves"]):
+            move = state.parse_move(text)
+            if ply >= opening and state.current_player == side:
+                searched += 1
+                if board.vct(side + 1, args.fours, args.threes):
+                    found.append(ply - opening)
+            board.cells[move] = state.current_player + 1
+            state.play(move)
+        with_win += bool(found)
+        print(
+            f"game {game['index']}: {args.player} {result}, moving "
+            f"{'first' if side == 0 else 'second'}; forced wins at plies {found}",
+            flush=True,
+        )
+    print(f"{searched} positions searched; a forced win in {with_win} games")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""benchmarks/threat_search.py: its threat search on textbook Gomoku positions."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+SCRIPT = Path(__file__).parents[2] / "benchmarks" / "threat_search.py"
+BLACK, WHITE = 1, 2
+
+
+@pytest.fixture(scope="module")
+def threat_search() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("threat_search", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def board(threat_search: ModuleType, stones: dict[tuple[int, int], int]) -> Any:
+    """An 8x8 five-in-a-row board with ``stones`` at (row, column)."""
+    result = threat_search.Board(8, 8, 5)
+    for (row, column), stone in stones.items():
+        result.cells[row * 8 + column] = stone
+    return result
+
+
+def test_an_open_three_wins_for_the_side_to_move(threat_search: ModuleType) -> None:
+    # _XXX_ in the middle of a row: one move makes an open four, two win cells.
+    position = board(threat_search, {(3, 2): BLACK, (3, 3): BLACK, (3, 4): BLACK})
+    assert not position.vcf(BLACK, fours=0)  # no five at once
+    assert position.vcf(BLACK, fours=1)
+    assert not position.vcf(WHITE, fours=12)
+
+
+def test_an_open_three_loses_to_an_open_four(threat_search: ModuleType) -> None:
+    stones = {(3, 2): BLACK, (3, 3): BLACK, (3, 4): BLACK}
+    stones |= {(6, c): WHITE for c in (2, 3, 4, 5)}  # two win cells: Black cannot block both
+    position = board(threat_search, stones)
+    assert not position.vct(BLACK, fours=12, threes=2)
+    assert position.vcf(WHITE, fours=0)
+
+
+def test_a_four_three_wins_through_the_forced_block(threat_search: ModuleType) -> None:
+    # (row, column): Black's (4..6, 1) and (3, 2..3) cross at (3, 1). There Black makes a
+    # four, closed at (7, 1), whose one win cell White must take; then (3, 4) turns the
+    # three (3, 1..3) into an open four. No single four wins sooner.
+    stones = {(r, 1): BLACK for r in (4, 5, 6)} | {(3, 2): BLACK, (3, 3): BLACK, (7, 1): WHITE}
+    position = board(threat_search, stones)
+    assert not position.vcf(BLACK, fours=1)
+    assert position.vcf(BLACK, fours=2)
+
+
+def test_a_lone_stone_has_no_forced_win(threat_search: ModuleType) -> None:
+    position = board(threat_search, {(3, 3): BLACK, (4, 4): WHITE})
+    assert not position.vct(BLACK, fours=12, threes=1)
