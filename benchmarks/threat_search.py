@@ -11,15 +11,17 @@ opening, where one existed:
 - a **VCF** (victory by continuous fours) of at most ``--fours`` fours: each
   four leaves the opponent one cell to block, and the sequence ends with two
   win cells at once, or five;
-- a **VCT** with at most ``--threes`` quieter threats besides: a move after
-  which the player would have a VCF if it moved again, which wins when every
-  reply of the opponent (every empty cell) still leaves a VCF or another
-  such threat.
+- a **VCT** with at most ``--threes`` threats before it (fours included): a
+  threat is a move after which the player would have a VCF if it moved
+  again, and it wins when every reply of the opponent (every empty cell)
+  still leaves a forced win with one threat fewer.
 
 It is written apart from the engine's own rules on purpose (freestyle: k or
 more in a row), as an independent check of what the search may have missed.
 The search is exact for VCFs within the bound. For VCTs it is a lower bound:
-a threat answered by a four of the opponent's own is counted as failing.
+no threat is tried while the opponent has a four (only a VCF, whose first
+move blocks it), so a threat answered by a four of the opponent's own
+counts only if a VCF follows.
 """
 
 from __future__ import annotations
@@ -73,17 +75,9 @@ class Board:
         """The empty cells where ``stone`` would make a four (a win cell)."""
         return {cell for empty in self._open_windows(stone, self.k - 2) for cell in empty}
 
-    def completes(self, cell: int) -> bool:
-        """Whether the stone on ``cell`` completes a line."""
-        stone = self.cells[cell]
-        return any(
-            cell in window and all(self.cells[c] == stone for c in window)
-            for window in self.windows
-        )
-
     def vcf(self, stone: int, fours: int) -> bool:
         """Whether ``stone``, to move, wins by at most ``fours`` consecutive fours."""
-        key = (bytes(self.cells), stone, fours, -1)
+        key = (bytes(self.cells), stone, fours, -1)  # -1: a VCF, no threes
         if key in self._memo:
             return self._memo[key]
         won = bool(self.win_cells(stone))
@@ -99,8 +93,9 @@ class Board:
                     won = True
                 elif cells:
                     (block,) = cells
+                    # The block cannot make five: the opponent has no win cell left.
                     self.cells[block] = 3 - stone
-                    won = not self.completes(block) and self.vcf(stone, fours - 1)
+                    won = self.vcf(stone, fours - 1)
                     self.cells[block] = 0
                 self.cells[move] = 0
                 if won:
@@ -119,19 +114,24 @@ class Board:
             for move in empty:
                 self.cells[move] = stone
                 if self.vcf(stone, fours):  # a threat: it wins if the opponent lets it move again
-                    won = all(self._refuted(reply, stone, fours, threes) for reply in empty)
+                    won = all(
+                        self._still_wins_after(reply, stone, fours, threes) for reply in empty
+                    )
                 self.cells[move] = 0
                 if won:
                     break
         self._memo[key] = won
         return won
 
-    def _refuted(self, reply: int, stone: int, fours: int, threes: int) -> bool:
-        """Whether the opponent's ``reply`` still leaves ``stone`` a forced win."""
+    def _still_wins_after(self, reply: int, stone: int, fours: int, threes: int) -> bool:
+        """Whether ``stone`` still wins after the opponent's ``reply`` to its threat.
+
+        The reply cannot make five: the opponent had no win cell (see :meth:`vct`).
+        """
         if self.cells[reply]:
             return True  # the threat's own stone
         self.cells[reply] = 3 - stone
-        won = not self.completes(reply) and self.vct(stone, fours, threes - 1)
+        won = self.vct(stone, fours, threes - 1)
         self.cells[reply] = 0
         return won
 
@@ -141,7 +141,9 @@ def main() -> None:
     parser.add_argument("record", type=Path, help="an mctslab arena record (JSONL) of Gomoku")
     parser.add_argument("--player", default="A", help="whose positions to search (default A)")
     parser.add_argument("--fours", type=int, default=12, help="the longest VCF (default 12)")
-    parser.add_argument("--threes", type=int, default=2, help="threats before it (default 2)")
+    parser.add_argument(
+        "--threes", type=int, default=2, help="threats before it, fours included (default 2)"
+    )
     parser.add_argument(
         "--results",
         choices=("all", "win", "draw", "loss"),
@@ -161,8 +163,8 @@ def main() -> None:
         result = "draw" if winner is None else ("win" if winner == side else "loss")
         if args.results not in ("all", result):
             continue
-        state = make("gomoku", **game["params"])
         params = game["params"]
+        state = make("gomoku", **params)
         board = Board(params["width"], params["height"], params["k"])
         found = []
         opening = len(game["opening"])

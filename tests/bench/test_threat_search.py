@@ -59,3 +59,30 @@ def test_a_four_three_wins_through_the_forced_block(threat_search: ModuleType) -
 def test_a_lone_stone_has_no_forced_win(threat_search: ModuleType) -> None:
     position = board(threat_search, {(3, 3): BLACK, (4, 4): WHITE})
     assert not position.vct(BLACK, fours=12, threes=1)
+
+
+def test_a_double_three_wins_by_threats_alone(threat_search: ModuleType) -> None:
+    # (3, 4) makes two open threes at once, (3, 2..4) and (1..3, 4): no four wins yet,
+    # and every reply leaves one of them to become an open four.
+    position = board(threat_search, {(3, 2): BLACK, (3, 3): BLACK, (1, 4): BLACK, (2, 4): BLACK})
+    assert not position.vcf(BLACK, fours=12)
+    assert position.vct(BLACK, fours=12, threes=1)
+
+
+def test_a_single_open_two_is_refuted(threat_search: ModuleType) -> None:
+    # Its threat (an open three) is met by a block.
+    position = board(threat_search, {(3, 2): BLACK, (3, 3): BLACK})
+    assert not position.vct(BLACK, fours=12, threes=1)
+
+
+def test_the_opponents_four_must_be_blocked_first(threat_search: ModuleType) -> None:
+    # Black's open three would win, but White's four (6, 0..3) must be blocked at (6, 4),
+    # which makes no four for Black.
+    stones = {(3, c): BLACK for c in (2, 3, 4)} | {(6, c): WHITE for c in (0, 1, 2, 3)}
+    assert not board(threat_search, stones).vcf(BLACK, fours=12)
+
+
+def test_blocking_one_end_of_an_open_four_is_not_enough(threat_search: ModuleType) -> None:
+    # (6, 1) blocks White's open four and makes Black's four, but White wins at (6, 6).
+    stones = {(6, c): WHITE for c in (2, 3, 4, 5)} | {(r, 1): BLACK for r in (3, 4, 5)}
+    assert not board(threat_search, stones).vcf(BLACK, fours=12)
