@@ -250,15 +250,15 @@ class _Game:
     def _undo(self) -> None:
         """Take back moves until it is the person's turn again, one of their moves undone."""
         kept = list(self.history)
-        while kept:
+        state = None
+        while kept and (state is None or state.current_player != self.human):
             kept.pop()
-            if _records.replay(self.start, kept).current_player == self.human:
-                break
-        if kept == self.history or _records.replay(self.start, kept).current_player != self.human:
+            state = _records.replay(self.start, kept)
+        if state is None or state.current_player != self.human:
             opt.console.print("There is no move of yours to take back.")
             return
         self.history = kept
-        self.state = _records.replay(self.start, kept)
+        self.state = state
         self.ai.reset()
         self._restart_opponent()
         self._show()
