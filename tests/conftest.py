@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 DATA = Path(__file__).parent / "data"
+BENCHMARKS = Path(__file__).parents[1] / "benchmarks"
 
 
 def load_data(name: str) -> Any:
     """A data file from tests/data (each one cites its source)."""
     return json.loads((DATA / name).read_text())
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """A script of benchmarks/ (not a package) imported as a module."""
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-SCRIPT = Path(__file__).parents[2] / "benchmarks" / "threat_search.py"
+from tests.conftest import load_benchmark
+
 BLACK, WHITE = 1, 2
 
 
 @pytest.fixture(scope="module")
 def threat_search() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("threat_search", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("threat_search")
 
 
 def board(threat_search: ModuleType, stones: dict[tuple[int, int], int]) -> Any:
