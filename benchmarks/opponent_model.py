@@ -1,4 +1,4 @@
-r"""What knowing the opponent is worth: a replica of it consulted at the root.
+r"""What a perfect model of the opponent's replies is worth, consulted at the root.
 
     python benchmarks/opponent_model.py \
         benchmarks/strength/gomoku8_original_quarter_second.jsonl \
@@ -14,12 +14,13 @@ seeds) answers with a move that the defaults' solver then proves lost for
 B within ``--check`` simulations. It plays the move where the replica fell
 into the trap in the most of ``--replicas`` tries, and its search's own
 choice where it never did. The new record is an arena record (its header
-the old one's, with these settings added as ``replica_model``), with the
-number of traps played and of moves in each game (``traps``).
+the old one's, with its own time and these settings as ``replica_model``);
+each game counts the moves where the model changed the search's choice,
+and all of A's moves (``changed``).
 
-The replica is player B's algorithm itself, so this is a ceiling for any
-model of the opponent that looks one reply ahead, not a feature: no model
-of a player can predict it better than a copy of it.
+The replica is player B's algorithm itself: the distribution of its
+replies is B's exactly (only B's seed, which fixes its every move, is not
+known to it). This measures one way of using such a model, not a feature.
 """
 
 from __future__ import annotations
@@ -27,14 +28,15 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from multiprocessing import Pool
 from pathlib import Path
-from time import perf_counter
 from typing import Any
 
-from mctslab import make
+from mctslab.arena.game import GameTask, play_game
 from mctslab.arena.match import Tally
-from mctslab.arena.spec import parse_player
+from mctslab.arena.spec import PlayerSpec, parse_player
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.fast import FastMCTS
 from mctslab.games import State
@@ -42,19 +44,31 @@ from mctslab.players.base import Player
 from mctslab.players.mcts import MCTSPlayer
 
 
+@dataclass(frozen=True)
+class Settings:
+    """Which root moves are tried, how often the replica is asked, how hard a proof is sought."""
+
+    margin: float = 0.2
+    candidates: int = 8
+    replicas: int = 2
+    check: int = 20_000
+
+
 class ReplicaModel:
     """Player A: its own search, then a replica of player B asked for each candidate's reply."""
 
-    def __init__(self, spec: str, opponent: str, seed: int, args: argparse.Namespace) -> None:
+    name = "replica-model"
+
+    def __init__(self, spec: str, opponent: str, seed: int, settings: Settings) -> None:
         player = parse_player(spec).build(seed)
         if not isinstance(player, MCTSPlayer):
             raise ValueError(f"Player A must be an mcts player. Got {spec!r} instead.")
         self.player = player
         self.opponent = parse_player(opponent)
-        self.checker = FastMCTS(SearchConfig(seed=seed))
         self.rng = random.Random(seed)
-        self.args = args
-        self.moves = self.traps = 0
+        self.checker = FastMCTS(SearchConfig(seed=self.rng.getrandbits(62)))
+        self.settings = settings
+        self.moves = self.changed = 0
 
     def start(self, state: State) -> None:
         self.player.start(state)
@@ -67,7 +81,7 @@ class ReplicaModel:
 
     def choose(self, state: State) -> int:
         result = self.player.analyse(state)
-        best = result.moves[0]
+        best = next(stats for stats in result.moves if stats.move == result.best_move)
         self.moves += 1
         if best.proven == "win":
             return best.move
@@ -75,18 +89,18 @@ class ReplicaModel:
             stats
             for stats in result.moves
             if stats.proven != "loss"
-            and stats.value >= best.value - self.args.margin
+            and stats.value >= best.value - self.settings.margin
             and stats.visits >= 0.05 * best.visits
-        ][: self.args.candidates]
+        ][: self.settings.candidates]
         choice, most = best.move, 0
         for stats in candidates:
             after = state.clone()
             after.apply(stats.move)
             if not after.is_terminal():
-                caught = sum(self._falls_into_trap(after) for _ in range(self.args.replicas))
+                caught = sum(self._falls_into_trap(after) for _ in range(self.settings.replicas))
                 if caught > most:
                     choice, most = stats.move, caught
-        self.traps += choice != best.move
+        self.changed += choice != best.move
         return choice
 
     def _falls_into_trap(self, state: State) -> bool:
@@ -100,56 +114,38 @@ class ReplicaModel:
         if state.is_terminal():
             return False
         self.checker.reset()
-        proof = self.checker.search(state, Budget(iterations=self.args.check))
+        proof = self.checker.search(state, Budget(iterations=self.settings.check))
         return proof.moves[0].proven == "win"
 
 
-def replay(job: tuple[dict[str, Any], argparse.Namespace]) -> dict[str, Any]:
+def replay(job: tuple[dict[str, Any], Settings]) -> dict[str, Any]:
     """Play a recorded game again with player A as a :class:`ReplicaModel`."""
-    game, args = job
-    specs = {player["id"]: player["spec"] for player in game["players"]}
-    players: list[Player | ReplicaModel] = [
-        ReplicaModel(specs["A"], specs["B"], entry["seed"], args)
-        if entry["id"] == "A"
-        else parse_player(entry["spec"]).build(entry["seed"])
-        for entry in game["players"]
-    ]
-    state = make(game["game"], **game["params"])
-    for player in players:
-        player.start(state.clone())
-    moves: list[str] = []
-    seconds: list[float] = []
+    game, settings = job
+    specs = {player["id"]: player for player in game["players"]}
+    models: list[ReplicaModel] = []
 
-    def play(move: int) -> None:
-        state.play(move)
-        for player in players:
-            player.observe(move)
+    def build(player_id: str, spec: PlayerSpec, seed: int | None) -> Player:
+        if player_id == "B":
+            return spec.build(seed)
+        assert seed is not None
+        models.append(ReplicaModel(spec.text, specs["B"]["spec"], seed, settings))
+        return models[-1]
 
-    for text in game["opening"]:
-        play(state.parse_move(text))
-    while not state.is_terminal():
-        began = perf_counter()
-        move = players[state.current_player].choose(state.clone())
-        seconds.append(round(perf_counter() - began, 6))
-        moves.append(state.move_to_str(move))
-        play(move)
-    outcome = state.outcome()
-    assert outcome is not None
-    a_seat = [entry["id"] for entry in game["players"]].index("A")
-    model = players[a_seat]
-    assert isinstance(model, ReplicaModel)
-    for player in players:
-        player.close()
-    return {
-        **game,
-        "moves": moves,
-        "seconds": seconds,
-        "result": "1/2-1/2" if outcome.winner is None else ("1-0", "0-1")[outcome.winner],
-        "winner": outcome.winner,
-        "reason": outcome.reason,
-        "score": 0.5 if outcome.winner is None else float(outcome.winner == a_seat),
-        "traps": [model.traps, model.moves],
-    }
+    task = GameTask(
+        game=game["game"],
+        params=game["params"],
+        players=(specs["A"]["spec"], specs["B"]["spec"]),
+        seeds=(specs["A"]["seed"], specs["B"]["seed"]),
+        index=game["index"],
+        a_seat=[player["id"] for player in game["players"]].index("A"),
+        opening=tuple(game["opening"]),
+        sweep=game["sweep"],
+        sweep_value=game["sweep_value"],
+        run_seed=game["run_seed"],
+    )
+    entry = play_game(task, build=build)
+    (model,) = models
+    return {**entry, "changed": [model.changed, model.moves]}
 
 
 def main() -> None:
@@ -162,13 +158,18 @@ def main() -> None:
     parser.add_argument("--check", type=int, default=20_000, help="simulations of a proof")
     parser.add_argument("--workers", type=int, default=2, help="games at once (2)")
     args = parser.parse_args()
+    settings = Settings(args.margin, args.candidates, args.replicas, args.check)
     lines = [json.loads(line) for line in args.record.read_text().splitlines()]
     games = sorted((g for g in lines if g.get("type") == "game"), key=lambda g: g["index"])
+    header = {
+        **lines[0],
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "replica_model": asdict(settings),
+    }
     tally = Tally()
     with args.out.open("w") as out, Pool(args.workers) as pool:
-        model = {key: vars(args)[key] for key in ("margin", "candidates", "replicas", "check")}
-        out.write(json.dumps({**lines[0], "replica_model": model}) + "\n")
-        for game in pool.imap_unordered(replay, [(game, args) for game in games]):
+        out.write(json.dumps(header) + "\n")
+        for game in pool.imap_unordered(replay, [(game, settings) for game in games]):
             out.write(json.dumps(game, separators=(",", ":")) + "\n")
             out.flush()
             tally.add(game["pair"], game["score"])

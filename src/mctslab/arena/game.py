@@ -75,13 +75,28 @@ class GameFailed(RuntimeError):
     """A game stopped on an error (a player crashed): the run stops and says which game."""
 
 
-def play_game(task: GameTask, interrupted: Callable[[], bool] | None = None) -> dict[str, Any]:
+#: Builds a player from its id ("A" or "B"), spec and seed.
+PlayerBuilder = Callable[[str, PlayerSpec, int | None], Player]
+
+
+def _build(player_id: str, spec: PlayerSpec, seed: int | None) -> Player:
+    return spec.build(seed)
+
+
+def play_game(
+    task: GameTask,
+    interrupted: Callable[[], bool] | None = None,
+    *,
+    build: PlayerBuilder = _build,
+) -> dict[str, Any]:
     """Play ``task``'s game to the end and return its record entry.
 
     A player that answers an illegal move loses the game (the reason says
     so); any other error of a player propagates. ``interrupted``, asked after
     every move, stops the game with KeyboardInterrupt when it says so: a
     search stopped by Ctrl-C returns its best move rather than raising.
+    ``build`` makes the players (by default from their specs), so that a
+    player written in Python can take a recorded game's seat.
     """
     state = make(task.game, **task.params)
     specs = [parse_player(text) for text in task.players]
@@ -94,7 +109,7 @@ def play_game(task: GameTask, interrupted: Callable[[], bool] | None = None) -> 
     with contextlib.ExitStack() as stack:
         players: list[Player] = []
         for slot in slot_of_seat:
-            players.append(specs[slot].build(task.seeds[slot]))
+            players.append(build(PLAYER_IDS[slot], specs[slot], task.seeds[slot]))
             stack.callback(players[-1].close)
         for player in players:
             player.start(state.clone())
