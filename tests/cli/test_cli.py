@@ -69,6 +69,11 @@ def test_analyze_table_output() -> None:
         (["analyze", "tictactoe", "--top", "0"], "--top"),
         (["analyze", "tictactoe", "--workers", "0"], "--workers"),
         (["play", "numbers"], "numbers is not a two-player game"),
+        # Rich would read "[a1]" as markup and print nothing of it.
+        (["analyze", "tictactoe", "--moves", "[a1]"], "'[a1]' is not a move"),
+        (["play", "tictactoe", "--opponent", "naive"], "The naive player plays gomoku only"),
+        (["countdown", "--max", "1000001"], "--max must be from 1 to 1000000. Got 1000001"),
+        (["serve", "--port", "70000"], "Input should be less than or equal to 65535"),
     ],
 )
 def test_bad_input_gets_a_clear_error(args: list[str], message: str) -> None:
@@ -274,3 +279,49 @@ def test_an_engine_that_will_not_start_is_an_error_not_a_traceback(
     error = capsys.readouterr().err
     assert "Error:" in error and "Cannot start the GTP engine" in error
     assert "Traceback" not in error
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("plot.xyz", "--plot cannot write .xyz files. Use one of:"),
+        ("plot", "Plot written to {tmp}/plot.png"),
+    ],
+)
+def test_the_plot_file_is_checked_before_the_games(
+    tmp_path: Path, target: str, message: str
+) -> None:
+    out = tmp_path / "run.jsonl"
+    code, output = run(
+        "arena", "tictactoe", "-p", "random", "-p", "random", "--games", "2",
+        "--out", str(out), "--plot", str(tmp_path / target),
+    )  # fmt: skip
+    assert message.format(tmp=tmp_path) in output.replace("\n", "")
+    if code == 0:
+        assert (tmp_path / "plot.png").is_file()
+    else:
+        assert code == 2 and not out.exists()
+
+
+def test_a_folder_as_the_arena_record_is_a_clear_error(tmp_path: Path) -> None:
+    code, output = run(
+        "arena", "tictactoe", "-p", "random", "-p", "random", "--games", "2",
+        "--out", str(tmp_path),
+    )  # fmt: skip
+    assert code == 2
+    assert f"cannot write the record {tmp_path}: Is a directory." in output.replace("\n", "")
+
+
+def test_openspiel_missing_is_said_before_any_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # importing it now fails
+    out = tmp_path / "run.jsonl"
+    code, output = run(
+        "arena", "tictactoe", "-p", "openspiel:iterations=50", "-p", "random", "--games", "2",
+        "--out", str(out),
+    )  # fmt: skip
+    hint = "install it with: pip install 'mctslab[compare]'"
+    assert code == 2 and hint in output.replace("\n", "") and not out.exists()
+    code, output = run("play", "tictactoe", "--opponent", "openspiel:iterations=50")
+    assert code == 2 and hint in output.replace("\n", "")

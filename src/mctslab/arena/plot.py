@@ -52,6 +52,25 @@ def _running(
     return games, scores, elos, lows, highs
 
 
+def plot_path(path: Path) -> Path:
+    """The file :func:`plot_run` should write for ``path``: ``.png`` added when it has no suffix.
+
+    Checked before a run, so that a missing matplotlib (ImportError) or a
+    format it cannot write (ValueError) is said before any game is played.
+    """
+    _pyplot()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    if not path.suffix:
+        return path.with_suffix(".png")
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if path.suffix[1:].lower() not in formats:
+        raise ValueError(
+            f"--plot cannot write {path.suffix} files. Use one of: {', '.join(sorted(formats))}."
+        )
+    return path
+
+
 def plot_run(
     results: Sequence[PointResult], path: Path, *, title: str, sweep_key: str | None
 ) -> None:

@@ -192,8 +192,12 @@ class PlayerSpec:
         if self.kind == "naive" and name != "gomoku":
             raise ValueError(f"The naive player plays gomoku only; the game is {name}.")
         if self.kind == "openspiel":
-            from mctslab.players.openspiel import game_string
+            from mctslab.players.openspiel import game_string, pyspiel
 
+            try:
+                pyspiel()
+            except ImportError as error:
+                raise ValueError(str(error)) from None
             game_string(state.spec)
         if self.kind == "engine":
             protocol = str(dict(self.options)["protocol"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import typer
+from rich.markup import escape
 
 from mctslab.cli import analyze, arena, bench, brain, countdown, gtp, nboard, numbers, play, serve
 from mctslab.cli._options import error_console
@@ -34,5 +35,5 @@ def main() -> None:
     try:
         app()
     except EngineError as error:  # an external engine would not start, died or broke its protocol
-        error_console.print(f"[bold red]Error:[/] {error}")
+        error_console.print(f"[bold red]Error:[/] {escape(str(error))}")
         sys.exit(1)

@@ -7,6 +7,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.games import State, available_games, make
@@ -14,8 +15,9 @@ from mctslab.players.mcts import ENGINES, MCTSPlayer
 from mctslab.protocols.gtp import GAMES as GTP_GAMES
 from mctslab.records import parse_moves
 
-console = Console(highlight=False)
-error_console = Console(stderr=True, highlight=False)
+# emoji=False: ":-1:" in a message (a port, a move) must not become an emoji.
+console = Console(highlight=False, emoji=False)
+error_console = Console(stderr=True, highlight=False, emoji=False)
 
 
 def game_name(games: list[str]) -> Any:
@@ -55,14 +57,18 @@ Workers = Annotated[
 ]
 Seed = Annotated[int | None, typer.Option(help="Random seed, for reproducible searches.")]
 Exploration = Annotated[
-    float | None, typer.Option("--c", help="UCT exploration constant (default sqrt(2)).")
+    float | None,
+    typer.Option(
+        "--c",
+        help="UCT exploration constant (default sqrt(2); 1/(2 sqrt(2)) with numbers' coinflip).",
+    ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
 
 def fail(message: str) -> NoReturn:
     """Print ``message`` as an error and exit with status 2."""
-    error_console.print(f"[bold red]Error:[/] {message}")
+    error_console.print(f"[bold red]Error:[/] {escape(message)}")
     raise typer.Exit(2)
 
 

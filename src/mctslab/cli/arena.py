@@ -97,6 +97,13 @@ def arena(
     if workers is not None and workers < 1:
         opt.fail(f"--workers must be at least 1. Got {workers} instead.")
     match = _match(state, game, player or [], games, openings, sprt, sweep)
+    if plot is not None:
+        try:
+            from mctslab.arena.plot import plot_path
+
+            plot = plot_path(plot)
+        except (ImportError, ValueError) as error:
+            opt.fail(str(error))
     interactive = (
         any(spec.interactive for _, spec in match.points()) or match.players[1].interactive
     )
@@ -107,6 +114,8 @@ def arena(
         record = RunRecord.open(path, match.identity(), seed)
     except ValueError as error:
         opt.fail(str(error))
+    except OSError as error:
+        opt.fail(f"cannot write the record {path}: {error.strerror}.")
     with record:
         _warm_up(match)
         backend = _backend(workers, ray)
@@ -303,16 +312,14 @@ def _table(match: Match, results: list[PointResult], path: Path) -> Table:
 
 
 def _plot(match: Match, results: list[PointResult], path: Path) -> None:
-    try:
-        from mctslab.arena.plot import plot_run
+    """Draw the run to ``path``, which :func:`~mctslab.arena.plot.plot_path` has checked."""
+    from mctslab.arena.plot import plot_run
 
-        plot_run(
-            results,
-            path,
-            title=f"{match.game}: A = {match.players[0].text} vs B = {match.players[1].text}"
-            + ("" if match.sweep is None else f", A's {match.sweep.key} swept"),
-            sweep_key=None if match.sweep is None else match.sweep.key,
-        )
-    except ImportError as error:
-        opt.fail(str(error))
-    opt.error_console.print(f"Plot written to {path}")
+    plot_run(
+        results,
+        path,
+        title=f"{match.game}: A = {match.players[0].text} vs B = {match.players[1].text}"
+        + ("" if match.sweep is None else f", A's {match.sweep.key} swept"),
+        sweep_key=None if match.sweep is None else match.sweep.key,
+    )
+    opt.error_console.print(f"Plot written to {escape(str(path))}")

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from mctslab.cli import _options as opt
 
@@ -65,7 +66,8 @@ def bench(
         for table in rich_tables(report):
             opt.console.print(table)
     for part, message in report["errors"].items():
-        opt.error_console.print(f"[bold red]Error:[/] the {part} measurement failed: {message}")
+        failure = escape(f"the {part} measurement failed: {message}")
+        opt.error_console.print(f"[bold red]Error:[/] {failure}")
     if report["errors"]:
         raise typer.Exit(1)
 

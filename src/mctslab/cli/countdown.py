@@ -25,9 +25,10 @@ def countdown(
     Whoever says 1 wins, so the winning move leaves the opponent a multiple
     of 4; from a multiple of 4 every move loses, and any move is counted right.
     """
-    if max_start < 1:
-        opt.fail(f"--max must be at least 1. Got {max_start} instead.")
-    from mctslab.games.countdown import make, solve
+    from mctslab.games.countdown import MAX_START, make, solve
+
+    if not 1 <= max_start <= MAX_START:
+        opt.fail(f"--max must be from 1 to {MAX_START}. Got {max_start} instead.")
 
     search_budget = opt.budget(iterations, None)
     truth = solve(max_start)

@@ -91,7 +91,7 @@ def play(
         workers,
     )
     human = None if ai_vs_ai else (1 if ai_first else 0)
-    other = _opponent(opponent, seed)
+    other = _opponent(opponent, seed, state)
     session = _Game(state, ai, human, other, initial, prefix)
     try:
         session.run()
@@ -103,14 +103,16 @@ def play(
             _records.write(save, initial, prefix + session.history, session.tags())
 
 
-def _opponent(spec: str | None, seed: int | None) -> Player | None:
-    """The player given by ``--opponent``, or None for mctslab's own AI."""
+def _opponent(spec: str | None, seed: int | None, state: State) -> Player | None:
+    """The player given by ``--opponent`` for the game of ``state``, or None for our own AI."""
     if spec is None:
         return None
     from mctslab.arena.spec import parse_player
 
     try:
-        return parse_player(spec).build(seed)
+        player = parse_player(spec)
+        player.check_game(state)
+        return player.build(seed)
     except (ValueError, OSError) as error:
         opt.fail(f"--opponent: {error}")
 

@@ -13,7 +13,7 @@ from mctslab.cli import _options as opt
 
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
     engine: opt.Engine = "compiled",
     open_browser: Annotated[
         bool, typer.Option("--open", help="Open the page in a web browser.")
