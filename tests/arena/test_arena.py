@@ -95,6 +95,7 @@ def test_resume_after_a_cut_record_plays_only_the_missing_games(tmp_path: Path) 
     cut.write_text("".join(lines[:4]) + lines[4][: len(lines[4]) // 2])
     code, output = arena(*args, "--out", str(cut))
     assert code == 0, output
+    assert f"Resuming {cut}: 3 games played before." in output
     _, games = read(cut)
     keys = [(g["sweep"], g["index"]) for g in games]
     assert len(keys) == len(set(keys)) == 6
@@ -103,7 +104,8 @@ def test_resume_after_a_cut_record_plays_only_the_missing_games(tmp_path: Path) 
     assert without_times(games) == without_times(read(full)[1])
     # Run again: nothing left to play, nothing added.
     before = cut.read_text()
-    assert arena(*args, "--out", str(cut))[0] == 0
+    code, output = arena(*args, "--out", str(cut))
+    assert code == 0 and "6 games played before" in output
     assert cut.read_text() == before
 
 

@@ -21,7 +21,7 @@ def run(*args: str, input: str | None = None) -> tuple[int, str]:
 
 
 def test_play_saves_a_record_that_loads_back(tmp_path: Path) -> None:
-    path = tmp_path / "game.txt"
+    path = tmp_path / "new folder" / "game.txt"  # made for the record
     code, output = run(
         "play", "tictactoe", "--ai-vs-ai", "--moves", "b2 a1", "--iterations", "300",
         "--engine", "python", "--seed", "5", "--save", str(path),

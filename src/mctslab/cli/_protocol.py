@@ -25,11 +25,10 @@ MoveSeconds = Annotated[
         ),
     ),
 ]
-MoveIterations = Annotated[
-    int | None,
-    typer.Option(
-        help="Fixed simulations per move (reproducible with --seed); NBoard: overrides its depth."
-    ),
+_ITERATIONS_HELP = "Fixed simulations per move (reproducible with --seed)"
+MoveIterations = Annotated[int | None, typer.Option(help=f"{_ITERATIONS_HELP}.")]
+NBoardIterations = Annotated[
+    int | None, typer.Option(help=f"{_ITERATIONS_HELP}; overrides NBoard's depth.")
 ]
 
 

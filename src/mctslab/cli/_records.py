@@ -58,7 +58,9 @@ def read(path: Path) -> GameRecord:
 
 
 def write(path: Path, start: State, moves: Sequence[int], tags: Mapping[str, str]) -> None:
+    """Save the game to ``path``, making its folder if need be (as the arena does)."""
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(dump_record(start, moves, tags=tags), encoding="utf-8")
     except OSError as error:
         opt.fail(f"cannot write the game record {path}: {error.strerror or error}.")

@@ -117,14 +117,16 @@ def arena(
     except OSError as error:
         opt.fail(f"cannot write the record {path}: {error.strerror}.")
     with record:
+        resumed = _finished(match, record)
+        if resumed:
+            opt.error_console.print(f"Resuming {escape(str(path))}: {resumed} games played before.")
         _warm_up(match)
         backend = _backend(workers, ray)
         try:
             results = _run(match, record, backend, quiet=interactive)
         except KeyboardInterrupt:
-            count = sum(len(record.games(point)) for point in range(len(match.points())))
             opt.error_console.print(
-                f"\nInterrupted. Finished games: {count}, in {path}; "
+                f"\nInterrupted. Finished games: {_finished(match, record)}, in {path}; "
                 "run the same command to resume."
             )
             raise typer.Exit(130) from None
@@ -164,6 +166,11 @@ def _match(
     except ValueError as error:
         opt.fail(str(error))
     return match
+
+
+def _finished(match: Match, record: RunRecord) -> int:
+    """The games of ``match`` in ``record``, every sweep point counted."""
+    return sum(len(record.games(point)) for point in range(len(match.points())))
 
 
 def _uses_compiled(spec: PlayerSpec) -> bool:

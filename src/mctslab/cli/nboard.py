@@ -8,7 +8,7 @@ from mctslab.protocols import NBoardEngine, serve_stdio
 
 
 def nboard(
-    iterations: _protocol.MoveIterations = None,
+    iterations: _protocol.NBoardIterations = None,
     seconds: _protocol.MoveSeconds = None,
     engine: opt.Engine = "compiled",
     workers: opt.Workers = 1,

@@ -30,8 +30,8 @@ def numbers(
     tree: Annotated[
         Path | None,
         typer.Option(
-            help="Draw the first level's search tree: FILE.svg/.png/.pdf (needs graphviz's dot; "
-            "the .dot source is always written)."
+            help="Draw the first level's search tree: FILE.svg/.png/.pdf (needs the viz extra, "
+            "which always writes the .dot source, and graphviz's dot for the picture)."
         ),
     ] = None,
     tree_depth: Annotated[int, typer.Option(help="Levels of the tree to draw.", min=1)] = 3,
