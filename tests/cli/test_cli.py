@@ -325,3 +325,12 @@ def test_openspiel_missing_is_said_before_any_game(
     assert code == 2 and hint in output.replace("\n", "") and not out.exists()
     code, output = run("play", "tictactoe", "--opponent", "openspiel:iterations=50")
     assert code == 2 and hint in output.replace("\n", "")
+
+
+@pytest.mark.parametrize("game", ["othello", "tictactoe"])
+def test_play_says_whose_turn_it_is_once_a_move(game: str) -> None:
+    # Othello's board text says it already: the command must not say it again.
+    code, output = run("play", game, "--ai-vs-ai", "--iterations", "20", "--seed", "1")
+    assert code == 0, output
+    turns = [line for line in output.splitlines() if line.endswith(" to move.")]
+    assert len(turns) == output.count(" plays ") > 0

@@ -188,14 +188,16 @@ class _Game:
         return {**player_tags(self.state, players), "Result": result_tag(self.state)}
 
     def _show(self) -> None:
+        board = str(self.state)
         opt.console.print()
-        opt.console.print(Text(str(self.state)))
+        opt.console.print(Text(board))
         moves = self.prefix + self.history
         if moves:
             before = _records.replay(self.initial, moves[:-1])
             mover = self.state.spec.player_names[before.current_player]
             opt.console.print(f"Last move: {mover} {before.move_to_str(moves[-1])}")
-        if not self.state.is_terminal():
+        # Othello's and countdown's boards say whose turn it is themselves.
+        if not self.state.is_terminal() and "to move" not in board:
             opt.console.print(f"{self.state.spec.player_names[self.state.current_player]} to move.")
 
     def _think(self) -> int:
