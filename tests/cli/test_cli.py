@@ -334,3 +334,20 @@ def test_play_says_whose_turn_it_is_once_a_move(game: str) -> None:
     assert code == 0, output
     turns = [line for line in output.splitlines() if line.endswith(" to move.")]
     assert len(turns) == output.count(" plays ") > 0
+
+
+@pytest.mark.parametrize(
+    ("number", "nouns", "text"),
+    [
+        (1, ("simulation",), "1 simulation"),
+        (1500, ("simulation",), "1,500 simulations"),
+        (1, ("child", "children"), "1 child"),
+        (0, ("child", "children"), "0 children"),
+    ],
+)
+def test_counts_are_in_the_plural_unless_one(
+    number: int, nouns: tuple[str, ...], text: str
+) -> None:
+    from mctslab.cli._options import counted
+
+    assert counted(number, *nouns) == text

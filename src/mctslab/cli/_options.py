@@ -66,6 +66,11 @@ Exploration = Annotated[
 Json = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
 
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """``number`` and ``noun``, in the plural unless it is one: "1 simulation", "2 children"."""
+    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
+
+
 def fail(message: str) -> NoReturn:
     """Print ``message`` as an error and exit with status 2."""
     error_console.print(f"[bold red]Error:[/] {escape(message)}")

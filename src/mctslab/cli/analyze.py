@@ -79,7 +79,7 @@ def analyze(
 def _print_report(result: SearchResult, to_move: str, top: int) -> None:
     opt.console.print(
         f"{to_move} to move: best {result.best_notation}, value {result.value:.1%} "
-        f"({result.simulations:,} simulations in {result.seconds:.2f} s, "
+        f"({opt.counted(result.simulations, 'simulation')} in {result.seconds:.2f} s, "
         f"{result.sims_per_second:,.0f}/s, {result.engine} engine)"
     )
     opt.console.print("principal variation: " + " ".join(result.pv_notation))

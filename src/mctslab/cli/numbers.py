@@ -120,7 +120,8 @@ def _level(level: int, state: NumbersState, result: SearchResult, quiet: bool) -
     }
     if not quiet:
         table = Table(
-            title=f"level {level}: {len(children)} children, {result.simulations} simulations",
+            title=f"level {level}: {opt.counted(len(children), 'child', 'children')}, "
+            f"{opt.counted(result.simulations, 'simulation')}",
             title_justify="left",
         )
         for column in ("child", "move", "value", "moves", "visits", "mean reward"):

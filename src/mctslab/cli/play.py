@@ -215,9 +215,8 @@ class _Game:
         self.ai_moves += 1
         opt.console.print(
             f"{name} plays {result.best_notation} "
-            f"(win-rate estimate {result.value:.0%}, {result.simulations:,} "
-            f"simulation{'' if result.simulations == 1 else 's'}, "
-            f"{result.sims_per_second:,.0f}/s)"
+            f"(win-rate estimate {result.value:.0%}, "
+            f"{opt.counted(result.simulations, 'simulation')}, {result.sims_per_second:,.0f}/s)"
         )
         return result.best_move
 
