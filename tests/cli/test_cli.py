@@ -72,6 +72,10 @@ def test_analyze_table_output() -> None:
         # Rich would read "[a1]" as markup and print nothing of it.
         (["analyze", "tictactoe", "--moves", "[a1]"], "'[a1]' is not a move"),
         (["play", "tictactoe", "--opponent", "naive"], "The naive player plays gomoku only"),
+        (
+            ["play", "gomoku", "--width", "9", "--height", "7", "--opponent", "engine:gtp=cat"],
+            "GTP boards are square; this gomoku board is 9x7",
+        ),
         (["countdown", "--max", "1000001"], "--max must be from 1 to 1000000. Got 1000001"),
         (["serve", "--port", "70000"], "Input should be less than or equal to 65535"),
     ],
@@ -211,14 +215,15 @@ def test_play_without_a_terminal_lets_the_ai_play_both_sides() -> None:
 def test_play_human_session(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
     script = "\n".join(
-        ["help", "zz", "a1", "undo", "moves", "hint", "b2", "b2", "quit"]
-    )  # bad text, a move, undo, a move, an occupied cell, then quit
+        ["help", "zz", "[/x]", "a1", "undo", "moves", "hint", "b2", "b2", "quit"]
+    )  # bad text (one Rich would read as markup), a move, undo, a move, an occupied cell, quit
     code, output = run(
         "play", "tictactoe", "--iterations", "500", "--engine", "python", "--seed", "1",
         input=script + "\n",
     )  # fmt: skip
     assert code == 0, output
     assert "'zz' is not a move in tictactoe notation" in output
+    assert "'[/x]' is not a move" in output
     assert "Legal moves:" in output and "The AI suggests" in output
     assert "'b2' is not legal for X" in output
     assert "Game stopped." in output and "Result: unfinished after 2 moves." in output
@@ -351,3 +356,14 @@ def test_counts_are_in_the_plural_unless_one(
     from mctslab.cli._options import counted
 
     assert counted(number, *nouns) == text
+
+
+def test_a_plot_that_cannot_be_written_keeps_the_record(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("")
+    out = tmp_path / "run.jsonl"
+    code, output = run(
+        "arena", "tictactoe", "-p", "random", "-p", "random", "--games", "2",
+        "--out", str(out), "--plot", str(tmp_path / "afile" / "plot.png"),
+    )  # fmt: skip
+    assert code == 2 and "(the record is kept)" in output.replace("\n", "")
+    assert len(out.read_text().splitlines()) == 3  # the header and both games

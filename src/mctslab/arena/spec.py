@@ -206,6 +206,10 @@ class PlayerSpec:
                 raise ValueError(
                     f"The {protocol} protocol speaks {', '.join(games)}; the game is {name}."
                 )
+            if protocol == "gtp":
+                from mctslab.protocols.gtp import check_playable
+
+                check_playable(state)
 
     def build(self, seed: int | None = None) -> Player:
         """A new player; ``seed`` (when given) seeds its searches instead of the spec's own."""

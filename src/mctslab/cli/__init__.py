@@ -5,10 +5,9 @@ from __future__ import annotations
 import sys
 
 import typer
-from rich.markup import escape
 
 from mctslab.cli import analyze, arena, bench, brain, countdown, gtp, nboard, numbers, play, serve
-from mctslab.cli._options import error_console
+from mctslab.cli._options import error as print_error
 from mctslab.protocols import EngineError
 
 app = typer.Typer(
@@ -35,5 +34,5 @@ def main() -> None:
     try:
         app()
     except EngineError as error:  # an external engine would not start, died or broke its protocol
-        error_console.print(f"[bold red]Error:[/] {escape(str(error))}")
+        print_error(str(error))
         sys.exit(1)

@@ -57,11 +57,7 @@ Workers = Annotated[
 ]
 Seed = Annotated[int | None, typer.Option(help="Random seed, for reproducible searches.")]
 Exploration = Annotated[
-    float | None,
-    typer.Option(
-        "--c",
-        help="UCT exploration constant (default sqrt(2); 1/(2 sqrt(2)) with numbers' coinflip).",
-    ),
+    float | None, typer.Option("--c", help="UCT exploration constant (default sqrt(2)).")
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
@@ -71,9 +67,14 @@ def counted(number: int, noun: str, plural: str | None = None) -> str:
     return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
 
 
+def error(message: str) -> None:
+    """Print ``message`` (shown as written, never read as markup) as an error."""
+    error_console.print(f"[bold red]Error:[/] {escape(message)}")
+
+
 def fail(message: str) -> NoReturn:
     """Print ``message`` as an error and exit with status 2."""
-    error_console.print(f"[bold red]Error:[/] {escape(message)}")
+    error(message)
     raise typer.Exit(2)
 
 

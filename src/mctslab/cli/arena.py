@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from mctslab.arena.backends import Backend, InProcess, ProcessPool, RayCluster
 from mctslab.arena.game import GameFailed
@@ -68,7 +69,10 @@ def arena(
     ] = None,
     plot: Annotated[
         Path | None,
-        typer.Option(help="Draw score and Elo over the games (or Elo per sweep value)."),
+        typer.Option(
+            help="Draw score and Elo over the games (or Elo per sweep value) to FILE.png, .svg, "
+            ".pdf or another format matplotlib writes (.png when FILE has no suffix)."
+        ),
     ] = None,
     sweep: Annotated[
         str | None,
@@ -115,19 +119,22 @@ def arena(
     except ValueError as error:
         opt.fail(str(error))
     except OSError as error:
-        opt.fail(f"cannot write the record {path}: {error.strerror}.")
+        opt.fail(f"cannot write the record {path}: {error.strerror or error}.")
     with record:
         resumed = _finished(match, record)
         if resumed:
-            opt.error_console.print(f"Resuming {escape(str(path))}: {resumed} games played before.")
+            played = opt.counted(resumed, "game")
+            opt.error_console.print(Text(f"Resuming {path}: {played} played before."))
         _warm_up(match)
         backend = _backend(workers, ray)
         try:
             results = _run(match, record, backend, quiet=interactive)
         except KeyboardInterrupt:
             opt.error_console.print(
-                f"\nInterrupted. Finished games: {_finished(match, record)}, in {path}; "
-                "run the same command to resume."
+                Text(
+                    f"\nInterrupted. Finished games: {_finished(match, record)}, in {path}; "
+                    "run the same command to resume."
+                )
             )
             raise typer.Exit(130) from None
         except (GameFailed, ValueError) as error:  # a crashed game, no balanced opening found
@@ -322,11 +329,14 @@ def _plot(match: Match, results: list[PointResult], path: Path) -> None:
     """Draw the run to ``path``, which :func:`~mctslab.arena.plot.plot_path` has checked."""
     from mctslab.arena.plot import plot_run
 
-    plot_run(
-        results,
-        path,
-        title=f"{match.game}: A = {match.players[0].text} vs B = {match.players[1].text}"
-        + ("" if match.sweep is None else f", A's {match.sweep.key} swept"),
-        sweep_key=None if match.sweep is None else match.sweep.key,
-    )
-    opt.error_console.print(f"Plot written to {escape(str(path))}")
+    try:
+        plot_run(
+            results,
+            path,
+            title=f"{match.game}: A = {match.players[0].text} vs B = {match.players[1].text}"
+            + ("" if match.sweep is None else f", A's {match.sweep.key} swept"),
+            sweep_key=None if match.sweep is None else match.sweep.key,
+        )
+    except (OSError, RuntimeError) as error:  # an unwritable place; pgf without LaTeX
+        opt.fail(f"cannot draw the plot to {path} (the record is kept): {error}")
+    opt.error_console.print(Text(f"Plot written to {path}"))

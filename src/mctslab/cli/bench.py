@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from mctslab.cli import _options as opt
 
@@ -66,8 +65,7 @@ def bench(
         for table in rich_tables(report):
             opt.console.print(table)
     for part, message in report["errors"].items():
-        failure = escape(f"the {part} measurement failed: {message}")
-        opt.error_console.print(f"[bold red]Error:[/] {failure}")
+        opt.error(f"the {part} measurement failed: {message}")
     if report["errors"]:
         raise typer.Exit(1)
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from mctslab.cli import _options as opt
 from mctslab.core.config import COINFLIP_C, Budget
@@ -30,8 +31,8 @@ def numbers(
     tree: Annotated[
         Path | None,
         typer.Option(
-            help="Draw the first level's search tree: FILE.svg/.png/.pdf (needs the viz extra, "
-            "which always writes the .dot source, and graphviz's dot for the picture)."
+            help="Draw the first level's search tree: FILE.svg/.png/.pdf. Needs the viz extra; "
+            "the .dot source is always written, the picture where graphviz's dot is installed."
         ),
     ] = None,
     tree_depth: Annotated[int, typer.Option(help="Levels of the tree to draw.", min=1)] = 3,
@@ -41,7 +42,14 @@ def numbers(
     ] = "coinflip",
     engine: opt.Engine = "compiled",
     seed: opt.Seed = None,
-    c: opt.Exploration = None,
+    c: Annotated[
+        float | None,
+        typer.Option(
+            "--c",
+            help="UCT exploration constant (default 1/(2 sqrt(2)) with the coinflip policy, "
+            "sqrt(2) with uct).",
+        ),
+    ] = None,
     as_json: opt.Json = False,
 ) -> None:
     """Play the numbers game one decision (level) at a time, printing each level's children.
@@ -151,6 +159,6 @@ def _draw(engine: Any, state: NumbersState, path: Path, depth: int, top: int, si
         written = render_tree(view, path, title=f"numbers game, level 0, {sims} simulations")
     except (RuntimeError, OSError) as error:
         opt.fail(f"cannot draw the tree to {path}: {error}")
-    opt.error_console.print("Search tree written to " + ", ".join(str(p) for p in written))
+    opt.error_console.print(Text("Search tree written to " + ", ".join(map(str, written))))
     if path.suffix.lower() in {".svg", ".png", ".pdf"} and path not in written:
         opt.error_console.print("(graphviz's `dot` is not installed: only the DOT source.)")

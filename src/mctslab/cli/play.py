@@ -207,7 +207,7 @@ class _Game:
             move = self.opponent.choose(self.state)
             self.ai_seconds += time.perf_counter() - began
             self.ai_moves += 1
-            opt.console.print(f"{self.opponent.name} plays {self.state.move_to_str(move)}")
+            opt.console.print(Text(f"{self.opponent.name} plays {self.state.move_to_str(move)}"))
             return move
         with Thinking(opt.console, name) as thinking:
             result = self.ai.analyse(self.state, progress=thinking)
@@ -248,7 +248,7 @@ class _Game:
                     return self.state.parse_move(text)
                 except ValueError as error:
                     message = str(error).splitlines()[0].rstrip(".")
-                    opt.console.print(f"[red]{message}.[/] Type help for help.")
+                    opt.console.print(Text(f"{message}.", style="red"), "Type help for help.")
 
     def _undo(self) -> None:
         """Take back moves until it is the person's turn again, one of their moves undone."""

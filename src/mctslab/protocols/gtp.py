@@ -138,6 +138,15 @@ def _grid_move(state: State, text: str, cleaned: str) -> int:
     return (height - number) * width + column
 
 
+def check_playable(state: State) -> None:
+    """Raise ValueError unless a GTP engine can play the game of ``state``."""
+    if state.spec.name not in GAMES:
+        raise ValueError(f"GTP engines play {', '.join(GAMES)}; got {state.spec.name}.")
+    height, width = _shape(state)
+    if state.spec.name == "gomoku" and width != height:
+        raise ValueError(f"GTP boards are square; this gomoku board is {width}x{height}.")
+
+
 def _shape(state: State) -> tuple[int, int]:
     shape = state.spec.board_shape
     assert shape is not None, "GTP games are played on a grid"
@@ -416,11 +425,8 @@ class GTPEnginePlayer:
         self._expected: int | None = None
 
     def start(self, state: State) -> None:
-        if state.spec.name not in GAMES:
-            raise ValueError(f"GTP engines play {', '.join(GAMES)}; got {state.spec.name}.")
-        height, width = _shape(state)
-        if state.spec.name == "gomoku" and width != height:
-            raise ValueError(f"GTP boards are square; this gomoku board is {width}x{height}.")
+        check_playable(state)
+        _, width = _shape(state)
         initial = make(state.spec.name, **state.spec.params)
         setup = _setup_moves(state) if state.position_key() != initial.position_key() else []
         if self._process is None or not self._process.alive:
