@@ -7,7 +7,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.games import State, available_games, make
@@ -15,9 +15,11 @@ from mctslab.players.mcts import ENGINES, MCTSPlayer
 from mctslab.protocols.gtp import GAMES as GTP_GAMES
 from mctslab.records import parse_moves
 
-# emoji=False: ":-1:" in a message (a port, a move) must not become an emoji.
-console = Console(highlight=False, emoji=False)
-error_console = Console(stderr=True, highlight=False, emoji=False)
+# What is printed is shown as written: brackets in a move, a path or an engine's
+# name are not Rich markup, nor ":-1:" in a port an emoji. Styles are given as
+# Text styles where wanted.
+console = Console(highlight=False, markup=False, emoji=False)
+error_console = Console(stderr=True, highlight=False, markup=False, emoji=False)
 
 
 def game_name(games: list[str]) -> Any:
@@ -68,8 +70,8 @@ def counted(number: int, noun: str, plural: str | None = None) -> str:
 
 
 def error(message: str) -> None:
-    """Print ``message`` (shown as written, never read as markup) as an error."""
-    error_console.print(f"[bold red]Error:[/] {escape(message)}")
+    """Print ``message`` as an error."""
+    error_console.print(Text("Error:", style="bold red"), message)
 
 
 def fail(message: str) -> NoReturn:

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.text import Text
 
 from mctslab.cli import _options as opt
 from mctslab.games import State, available_games
@@ -65,4 +64,4 @@ def write(path: Path, start: State, moves: Sequence[int], tags: Mapping[str, str
         path.write_text(dump_record(start, moves, tags=tags), encoding="utf-8")
     except OSError as error:
         opt.fail(f"cannot write the game record {path}: {error.strerror or error}.")
-    opt.console.print(Text(f"Game record saved to {path}."))
+    opt.console.print(f"Game record saved to {path}.")

@@ -9,7 +9,6 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from rich.text import Text
 
 from mctslab.arena.backends import Backend, InProcess, ProcessPool, RayCluster
 from mctslab.arena.game import GameFailed
@@ -124,17 +123,15 @@ def arena(
         resumed = _finished(match, record)
         if resumed:
             played = opt.counted(resumed, "game")
-            opt.error_console.print(Text(f"Resuming {path}: {played} played before."))
+            opt.error_console.print(f"Resuming {path}: {played} played before.")
         _warm_up(match)
         backend = _backend(workers, ray)
         try:
             results = _run(match, record, backend, quiet=interactive)
         except KeyboardInterrupt:
             opt.error_console.print(
-                Text(
-                    f"\nInterrupted. Finished games: {_finished(match, record)}, in {path}; "
-                    "run the same command to resume."
-                )
+                f"\nInterrupted. Finished games: {_finished(match, record)}, in {path}; "
+                "run the same command to resume."
             )
             raise typer.Exit(130) from None
         except (GameFailed, ValueError) as error:  # a crashed game, no balanced opening found
@@ -339,4 +336,4 @@ def _plot(match: Match, results: list[PointResult], path: Path) -> None:
         )
     except (OSError, RuntimeError) as error:  # an unwritable place; pgf without LaTeX
         opt.fail(f"cannot draw the plot to {path} (the record is kept): {error}")
-    opt.error_console.print(Text(f"Plot written to {path}"))
+    opt.error_console.print(f"Plot written to {path}")

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.text import Text
 
 from mctslab.cli import _options as opt
 
@@ -67,10 +66,8 @@ def bench(
             opt.console.print(table)
     if not report["options"]["openspiel"]:
         opt.error_console.print(
-            Text(
-                "OpenSpiel is not installed, so the peer's columns and the goals measured "
-                "against it are empty: pip install 'mctslab[compare]'."
-            )
+            "OpenSpiel is not installed, so the peer's columns and the goals measured "
+            "against it are empty: pip install 'mctslab[compare]'."
         )
     for part, message in report["errors"].items():
         opt.error(f"the {part} measurement failed: {message}")

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import track
 from rich.table import Table
+from rich.text import Text
 
 from mctslab.cli import _options as opt
 
@@ -62,7 +63,7 @@ def countdown(
         table.add_column(column, justify="right")
     for row in rows:
         winning = " ".join(map(str, row["winning_moves"])) or "none (lost)"
-        mark = "[green]yes[/]" if row["correct"] else "[red]NO[/]"
+        mark = Text("yes", style="green") if row["correct"] else Text("NO", style="red")
         table.add_row(
             str(row["start"]), str(row["best_move"]), f"{row['win_rate']:.1%}", winning, mark
         )

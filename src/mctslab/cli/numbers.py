@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
-from rich.text import Text
 
 from mctslab.cli import _options as opt
 from mctslab.core.config import COINFLIP_C, Budget
@@ -159,6 +158,6 @@ def _draw(engine: Any, state: NumbersState, path: Path, depth: int, top: int, si
         written = render_tree(view, path, title=f"numbers game, level 0, {sims} simulations")
     except (RuntimeError, OSError) as error:
         opt.fail(f"cannot draw the tree to {path}: {error}")
-    opt.error_console.print(Text("Search tree written to " + ", ".join(map(str, written))))
+    opt.error_console.print("Search tree written to " + ", ".join(map(str, written)))
     if path.suffix.lower() in {".svg", ".png", ".pdf"} and path not in written:
         opt.error_console.print("(graphviz's `dot` is not installed: only the DOT source.)")

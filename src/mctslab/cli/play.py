@@ -190,7 +190,7 @@ class _Game:
     def _show(self) -> None:
         board = str(self.state)
         opt.console.print()
-        opt.console.print(Text(board))
+        opt.console.print(board)
         moves = self.prefix + self.history
         if moves:
             before = _records.replay(self.initial, moves[:-1])
@@ -207,7 +207,7 @@ class _Game:
             move = self.opponent.choose(self.state)
             self.ai_seconds += time.perf_counter() - began
             self.ai_moves += 1
-            opt.console.print(Text(f"{self.opponent.name} plays {self.state.move_to_str(move)}"))
+            opt.console.print(f"{self.opponent.name} plays {self.state.move_to_str(move)}")
             return move
         with Thinking(opt.console, name) as thinking:
             result = self.ai.analyse(self.state, progress=thinking)
@@ -224,7 +224,7 @@ class _Game:
         """The person's next move; None when they quit. Bad input never ends the game."""
         while True:
             try:
-                text = opt.console.input("[bold]Your move:[/] ").strip()
+                text = opt.console.input(Text("Your move: ", style="bold")).strip()
             except (EOFError, KeyboardInterrupt):
                 opt.console.print()
                 return None

@@ -7,7 +7,6 @@ import webbrowser
 from typing import Annotated
 
 import typer
-from rich.text import Text
 
 from mctslab.cli import _options as opt
 
@@ -35,7 +34,7 @@ def serve(
     if engine == "compiled":
         opt.compile_engine()
     url = f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0', '::') else host}:{port}/"
-    opt.console.print(Text(f"mctslab board at {url}  (Ctrl-C to stop)"))
+    opt.console.print(f"mctslab board at {url}  (Ctrl-C to stop)")
     if open_browser:
         webbrowser.open(url)
     uvicorn.run(app, host=host, port=port, log_level="warning")
