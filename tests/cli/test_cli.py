@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from mctslab.cli import _options as opt
 from mctslab.cli import app, main
 from mctslab.games.countdown import solve
+from mctslab.players.random_player import RandomPlayer
 
 runner = CliRunner()
 ENGINES = ["python", "compiled"]
@@ -266,9 +268,22 @@ def test_play_against_an_external_engine_over_a_pipe() -> None:
     assert output.count(" plays ") >= 5
 
 
-def test_bad_opponent_is_a_clear_error() -> None:
+def test_bad_opponent_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[object] = []
+    monkeypatch.setattr(opt, "mcts_player", lambda *args: built.append(args))
     code, output = run("play", "tictactoe", "--opponent", "wizard")
     assert code == 2 and "--opponent:" in output
+    assert not built  # refused before the AI is built (and compiled, on a first run)
+
+
+def test_the_opponent_is_closed_when_the_ai_settings_are_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    closed: list[object] = []
+    monkeypatch.setattr(RandomPlayer, "close", lambda self: closed.append(self))
+    code, output = run("play", "tictactoe", "--opponent", "random", "--seconds", "-1")
+    assert code == 2 and "seconds" in output
+    assert len(closed) == 1
 
 
 def test_an_engine_that_will_not_start_is_an_error_not_a_traceback(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -84,23 +85,25 @@ def play(
     if not ai_vs_ai and not _has_terminal():
         opt.console.print("No terminal to read moves from: the AI plays both sides.")
         ai_vs_ai = True
-    ai = opt.mcts_player(
-        engine,
-        opt.search_config(seed, c),
-        opt.budget(iterations, seconds, default=DEFAULT_BUDGET),
-        workers,
-    )
     human = None if ai_vs_ai else (1 if ai_first else 0)
-    other = _opponent(opponent, seed, state)
-    session = _Game(state, ai, human, other, initial, prefix)
-    try:
-        session.run()
-    finally:
-        ai.close()
+    with contextlib.ExitStack() as players:
+        # The opponent first: a mistyped spec is refused before the AI's first compile.
+        other = _opponent(opponent, seed, state)
         if other is not None:
-            other.close()
-        if save is not None:
-            _records.write(save, initial, prefix + session.history, session.tags())
+            players.callback(other.close)
+        ai = opt.mcts_player(
+            engine,
+            opt.search_config(seed, c),
+            opt.budget(iterations, seconds, default=DEFAULT_BUDGET),
+            workers,
+        )
+        players.callback(ai.close)
+        session = _Game(state, ai, human, other, initial, prefix)
+        try:
+            session.run()
+        finally:
+            if save is not None:
+                _records.write(save, initial, prefix + session.history, session.tags())
 
 
 def _opponent(spec: str | None, seed: int | None, state: State) -> Player | None:
