@@ -259,6 +259,8 @@ def test_sweep_plays_a_match_per_value(tmp_path: Path) -> None:
         assert all(p["spec"] == spec for g in point_games for p in g["players"] if p["id"] == "A")
         assert all(g["sweep_value"] == str(iterations) for g in point_games)
     assert "iterations" in output and "400" in output
+    # The title names the swept option, not the base spec's value that each point replaces.
+    assert "A = mcts:engine=python with iterations swept vs B = random" in output
     code, output = arena(*BASE, "--sweep", "budget=1,2", "--games", "2")
     assert code == 2 and "unknown option 'budget'" in output
 

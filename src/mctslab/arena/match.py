@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mctslab.arena.backends import Backend
@@ -115,6 +115,15 @@ class Match:
         if self.sweep is None:
             return [(None, self.players[0])]
         return [(v, self.players[0].with_option(self.sweep.key, v)) for v in self.sweep.values]
+
+    def title(self) -> str:
+        """``"game: A = spec vs B = spec"``; a swept option is named, not given its base value."""
+        a, b = self.players
+        if self.sweep is None:
+            return f"{self.game}: A = {a.text} vs B = {b.text}"
+        key = self.sweep.key
+        base = replace(a, options=tuple((k, v) for k, v in a.options if k != key))
+        return f"{self.game}: A = {base.text} with {key} swept vs B = {b.text}"
 
     def identity(self) -> dict[str, Any]:
         """What a record must match to be resumed by this match (as JSON would return it)."""

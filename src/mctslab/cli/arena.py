@@ -293,7 +293,6 @@ FEW_PAIRS = 20
 
 def _table(match: Match, results: list[PointResult], path: Path) -> Table:
     """A match as label/value rows; a sweep as one row per value."""
-    a, b = match.players
     caption = f"A's score and Elo; pairs: LL LD LW+DD DW WW. Record: {path}"
     if match.sprt is not None:
         caption += f". SPRT {match.sprt.describe()}"
@@ -303,7 +302,7 @@ def _table(match: Match, results: list[PointResult], path: Path) -> Table:
             f". Only {pairs} pair{'' if pairs == 1 else 's'}: the interval and LOS are a rough"
             " guide (their normal approximation wants dozens of pairs)"
         )
-    table = Table(title=f"{match.game}: A = {a.text} vs B = {b.text}", caption=caption)
+    table = Table(title=match.title(), caption=caption)
     if match.sweep is None:
         table.add_column("")
         table.add_column("", justify="right")
@@ -330,8 +329,7 @@ def _plot(match: Match, results: list[PointResult], path: Path) -> None:
         plot_run(
             results,
             path,
-            title=f"{match.game}: A = {match.players[0].text} vs B = {match.players[1].text}"
-            + ("" if match.sweep is None else f", A's {match.sweep.key} swept"),
+            title=match.title(),
             sweep_key=None if match.sweep is None else match.sweep.key,
         )
     except (OSError, RuntimeError) as error:  # an unwritable place; pgf without LaTeX
