@@ -65,7 +65,9 @@ def test_analyze_table_output() -> None:
         (["analyze", "othello", "--k", "4"], "Unknown parameter(s) 'k' for game 'othello'"),
         (["analyze", "tictactoe", "--moves", "b2 b2"], "--moves: move 2 ('b2'): 'b2' is not legal"),
         (["analyze", "tictactoe", "--moves", "q7"], "is not a move in tictactoe notation"),
-        (["analyze", "tictactoe", "--iterations", "0"], "The 'iterations' parameter of Budget"),
+        (["analyze", "tictactoe", "--iterations", "0"], "'--iterations'"),
+        (["analyze", "tictactoe", "--seconds", "-1"], "'--seconds'"),
+        (["analyze", "tictactoe", "--c", "-1"], "'--c'"),
         (["analyze", "tictactoe", "--engine", "gpu"], "choose compiled or python; got 'gpu'"),
         (["analyze", "tictactoe", "--moves", "a1 a2 b1 b2 c1"], "the game is already over"),
         (["analyze", "tictactoe", "--top", "0"], "--top"),
@@ -281,8 +283,9 @@ def test_the_opponent_is_closed_when_the_ai_settings_are_refused(
 ) -> None:
     closed: list[object] = []
     monkeypatch.setattr(RandomPlayer, "close", lambda self: closed.append(self))
-    code, output = run("play", "tictactoe", "--opponent", "random", "--seconds", "-1")
-    assert code == 2 and "seconds" in output
+    args = ["--opponent", "random", "--engine", "python", "--workers", "2"]
+    code, output = run("play", "tictactoe", *args)
+    assert code == 2 and "searches on one thread" in output
     assert len(closed) == 1
 
 

@@ -36,9 +36,12 @@ Height = Annotated[int | None, typer.Option(help="Board height (gomoku).")]
 K = Annotated[int | None, typer.Option("--k", help="Stones in a row to win (gomoku).")]
 Start = Annotated[int | None, typer.Option(help="Starting number (countdown).")]
 Iterations = Annotated[
-    int | None, typer.Option(help="Simulations per search (default when no --seconds: 10000).")
+    int | None,
+    typer.Option(help="Simulations per search (default when no --seconds: 10000).", min=1),
 ]
-Seconds = Annotated[float | None, typer.Option(help="Thinking time per search, in seconds.")]
+Seconds = Annotated[
+    float | None, typer.Option(help="Thinking time per search, in seconds.", min=0.0)
+]
 
 
 def _engine_name(value: str) -> str:
@@ -59,7 +62,7 @@ Workers = Annotated[
 ]
 Seed = Annotated[int | None, typer.Option(help="Random seed, for reproducible searches.")]
 Exploration = Annotated[
-    float | None, typer.Option("--c", help="UCT exploration constant (default sqrt(2)).")
+    float | None, typer.Option("--c", help="UCT exploration constant (default sqrt(2)).", min=0.0)
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 

@@ -23,12 +23,13 @@ MoveSeconds = Annotated[
             "Most thinking time per move; also the time per move when the controller sets no "
             f"clock (default {DEFAULT_MOVE_SECONDS:g} s)."
         ),
+        min=0.0,
     ),
 ]
 _ITERATIONS_HELP = "Fixed simulations per move (reproducible with --seed)"
-MoveIterations = Annotated[int | None, typer.Option(help=f"{_ITERATIONS_HELP}.")]
+MoveIterations = Annotated[int | None, typer.Option(help=f"{_ITERATIONS_HELP}.", min=1)]
 NBoardIterations = Annotated[
-    int | None, typer.Option(help=f"{_ITERATIONS_HELP}; overrides NBoard's depth.")
+    int | None, typer.Option(help=f"{_ITERATIONS_HELP}; overrides NBoard's depth.", min=1)
 ]
 
 

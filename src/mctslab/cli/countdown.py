@@ -15,7 +15,7 @@ from mctslab.cli import _options as opt
 
 def countdown(
     max_start: Annotated[int, typer.Option("--max", help="Check every start from 1 to this.")] = 50,
-    iterations: Annotated[int, typer.Option(help="Simulations per start.")] = 10_000,
+    iterations: Annotated[int, typer.Option(help="Simulations per start.", min=1)] = 10_000,
     engine: opt.Engine = "compiled",
     seed: opt.Seed = None,
     c: opt.Exploration = None,

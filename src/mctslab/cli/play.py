@@ -54,9 +54,9 @@ def play(
             help="Write the game's record here when it ends or is stopped.", dir_okay=False
         ),
     ] = None,
-    iterations: Annotated[int | None, typer.Option(help="Simulations per AI move.")] = None,
+    iterations: Annotated[int | None, typer.Option(help="Simulations per AI move.", min=1)] = None,
     seconds: Annotated[
-        float | None, typer.Option(help="Thinking time per AI move (default 1 s).")
+        float | None, typer.Option(help="Thinking time per AI move (default 1 s).", min=0.0)
     ] = None,
     opponent: Annotated[
         str | None,
