@@ -66,7 +66,7 @@ def test_analyze_table_output() -> None:
         (["analyze", "tictactoe", "--moves", "b2 b2"], "--moves: move 2 ('b2'): 'b2' is not legal"),
         (["analyze", "tictactoe", "--moves", "q7"], "is not a move in tictactoe notation"),
         (["analyze", "tictactoe", "--iterations", "0"], "'--iterations'"),
-        (["analyze", "tictactoe", "--seconds", "-1"], "'--seconds'"),
+        (["analyze", "tictactoe", "--seconds", "0"], "'--seconds': must be more than 0"),
         (["analyze", "tictactoe", "--c", "-1"], "'--c'"),
         (["analyze", "tictactoe", "--engine", "gpu"], "choose compiled or python; got 'gpu'"),
         (["analyze", "tictactoe", "--moves", "a1 a2 b1 b2 c1"], "the game is already over"),

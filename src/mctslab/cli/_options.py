@@ -39,8 +39,18 @@ Iterations = Annotated[
     int | None,
     typer.Option(help="Simulations per search (default when no --seconds: 10000).", min=1),
 ]
+
+
+def positive_seconds(value: float | None) -> float | None:
+    """A ``--seconds`` callback: a time limit must be more than zero."""
+    if value is not None and not value > 0:
+        raise typer.BadParameter(f"must be more than 0 seconds; got {value:g}.")
+    return value
+
+
 Seconds = Annotated[
-    float | None, typer.Option(help="Thinking time per search, in seconds.", min=0.0)
+    float | None,
+    typer.Option(help="Thinking time per search, in seconds.", callback=positive_seconds),
 ]
 
 

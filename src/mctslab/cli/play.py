@@ -56,7 +56,10 @@ def play(
     ] = None,
     iterations: Annotated[int | None, typer.Option(help="Simulations per AI move.", min=1)] = None,
     seconds: Annotated[
-        float | None, typer.Option(help="Thinking time per AI move (default 1 s).", min=0.0)
+        float | None,
+        typer.Option(
+            help="Thinking time per AI move (default 1 s).", callback=opt.positive_seconds
+        ),
     ] = None,
     opponent: Annotated[
         str | None,
