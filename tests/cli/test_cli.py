@@ -8,10 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from mctslab.cli import _options as opt
 from mctslab.cli import app, main
+from mctslab.core.config import Budget
 from mctslab.games.countdown import solve
 from mctslab.players.random_player import RandomPlayer
 
@@ -47,6 +49,31 @@ def test_analyze_json_finds_the_winning_move(engine: str) -> None:
     assert data["pv"][0] == "c3"
     assert sum(m["visits"] for m in data["moves"]) <= data["simulations"] + 1
     assert all({"move", "visits", "value"} <= set(m) for m in data["moves"])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_memory_mb_caps_the_tree(engine: str) -> None:
+    code, output = run(
+        "analyze", "gomoku", "--size", "9", "--iterations", "10000000", "--memory-mb", "1",
+        "--engine", engine, "--seed", "1", "--json",
+    )  # fmt: skip
+    assert code == 0, output
+    data = json.loads(output)
+    assert data["stopped_by"] == "memory" and data["simulations"] < 10_000_000
+
+
+def test_play_searches_within_the_memory_cap_and_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    budgets: list[Budget] = []
+
+    def record(engine: str, config: object, budget: Budget, workers: int) -> None:
+        budgets.append(budget)
+        raise typer.Exit(0)
+
+    monkeypatch.setattr(opt, "mcts_player", record)
+    assert run("play", "tictactoe", "--memory-mb", "64")[0] == 0
+    assert run("play", "tictactoe", "--memory-mb", "64", "--iterations", "500")[0] == 0
+    assert budgets == [Budget(seconds=1.0, memory_mb=64), Budget(iterations=500, memory_mb=64)]
+    assert "'--memory-mb'" in run("play", "tictactoe", "--memory-mb", "0.5")[1]
 
 
 def test_analyze_table_output() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -41,16 +42,26 @@ Iterations = Annotated[
 ]
 
 
-def positive_seconds(value: float | None) -> float | None:
-    """A ``--seconds`` callback: a time limit must be more than zero."""
+def positive(value: float | None) -> float | None:
+    """An option callback for a limit that must be more than zero."""
     if value is not None and not value > 0:
-        raise typer.BadParameter(f"must be more than 0 seconds; got {value:g}.")
+        raise typer.BadParameter(f"must be more than 0; got {value:g}.")
     return value
 
 
 Seconds = Annotated[
     float | None,
-    typer.Option(help="Thinking time per search, in seconds.", callback=positive_seconds),
+    typer.Option(help="Thinking time per search, in seconds.", callback=positive),
+]
+MemoryMB = Annotated[
+    float | None,
+    typer.Option(
+        "--memory-mb",
+        help="Most memory the search tree takes, in MiB: the search stops when it is full "
+        "(a cap on top of the time or simulations).",
+        # 1 MiB holds the root and its children on any board, however many workers share it.
+        min=1.0,
+    ),
 ]
 
 
@@ -136,12 +147,18 @@ def play_moves(state: State, moves: str | None, played: list[int] | None = None)
 
 
 def budget(
-    iterations: int | None, seconds: float | None, *, default: Budget | None = None
+    iterations: int | None,
+    seconds: float | None,
+    *,
+    memory_mb: float | None = None,
+    default: Budget | None = None,
 ) -> Budget:
-    """The search budget asked for; ``default`` (else 10,000 iterations) when none is given."""
+    """The search budget asked for: ``default`` (else 10,000 iterations) when neither
+    iterations nor seconds is given; ``memory_mb`` caps the tree either way."""
     try:
         asked = Budget(iterations=iterations, seconds=seconds)
-        return default if asked.is_unbounded and default is not None else asked.effective()
+        chosen = default if asked.is_unbounded and default is not None else asked.effective()
+        return replace(chosen, memory_mb=memory_mb)
     except ValueError as error:
         fail(str(error))
 

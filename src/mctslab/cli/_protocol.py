@@ -23,7 +23,7 @@ MoveSeconds = Annotated[
             "Most thinking time per move; also the time per move when the controller sets no "
             f"clock (default {DEFAULT_MOVE_SECONDS:g} s)."
         ),
-        callback=opt.positive_seconds,
+        callback=opt.positive,
     ),
 ]
 _ITERATIONS_HELP = "Fixed simulations per move (reproducible with --seed)"

@@ -35,6 +35,7 @@ def analyze(
     start: opt.Start = None,
     iterations: opt.Iterations = None,
     seconds: opt.Seconds = None,
+    memory_mb: opt.MemoryMB = None,
     top: Annotated[
         int, typer.Option(help="How many moves the table lists (--json lists them all).", min=1)
     ] = 10,
@@ -59,7 +60,10 @@ def analyze(
         )
         opt.fail(f"the game is already over ({ended}: {outcome.reason}); nothing to analyse.")
     player = opt.mcts_player(
-        engine, opt.search_config(seed, c), opt.budget(iterations, seconds), workers
+        engine,
+        opt.search_config(seed, c),
+        opt.budget(iterations, seconds, memory_mb=memory_mb),
+        workers,
     )
     try:
         if as_json:

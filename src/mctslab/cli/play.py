@@ -57,10 +57,9 @@ def play(
     iterations: Annotated[int | None, typer.Option(help="Simulations per AI move.", min=1)] = None,
     seconds: Annotated[
         float | None,
-        typer.Option(
-            help="Thinking time per AI move (default 1 s).", callback=opt.positive_seconds
-        ),
+        typer.Option(help="Thinking time per AI move (default 1 s).", callback=opt.positive),
     ] = None,
+    memory_mb: opt.MemoryMB = None,
     opponent: Annotated[
         str | None,
         typer.Option(
@@ -97,7 +96,7 @@ def play(
         ai = opt.mcts_player(
             engine,
             opt.search_config(seed, c),
-            opt.budget(iterations, seconds, default=DEFAULT_BUDGET),
+            opt.budget(iterations, seconds, memory_mb=memory_mb, default=DEFAULT_BUDGET),
             workers,
         )
         players.callback(ai.close)

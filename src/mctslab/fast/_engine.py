@@ -461,7 +461,7 @@ def tree_size(budget: Budget, node_bytes: int, root_moves: int) -> tuple[int, in
     if capacity < 1 + root_moves:
         raise ValueError(
             f"The 'memory_mb' budget of {budget.memory_mb:g} MiB per tree cannot hold the root "
-            f"and its {root_moves} moves ({(1 + root_moves) * node_bytes} bytes)."
+            f"and its children: they need {(1 + root_moves) * node_bytes} bytes."
         )
     return capacity, STOP_WHEN_FULL, "memory"
 
