@@ -54,12 +54,17 @@ def test_analyze_json_finds_the_winning_move(engine: str) -> None:
 @pytest.mark.parametrize("engine", ENGINES)
 def test_memory_mb_caps_the_tree(engine: str) -> None:
     code, output = run(
-        "analyze", "gomoku", "--size", "9", "--iterations", "10000000", "--memory-mb", "1",
+        "analyze", "gomoku", "--size", "9", "--seconds", "60", "--memory-mb", "1",
         "--engine", engine, "--seed", "1", "--json",
     )  # fmt: skip
     assert code == 0, output
     data = json.loads(output)
-    assert data["stopped_by"] == "memory" and data["simulations"] < 10_000_000
+    assert data["stopped_by"] == "memory" and data["seconds"] < 60
+    code, output = run(
+        "analyze", "gomoku", "--size", "9", "--seconds", "60", "--memory-mb", "1",
+        "--engine", engine, "--seed", "1",
+    )  # fmt: skip
+    assert code == 0 and "the tree filled --memory-mb" in output
 
 
 def test_play_searches_within_the_memory_cap_and_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -93,7 +98,10 @@ def test_analyze_table_output() -> None:
         (["analyze", "tictactoe", "--moves", "b2 b2"], "--moves: move 2 ('b2'): 'b2' is not legal"),
         (["analyze", "tictactoe", "--moves", "q7"], "is not a move in tictactoe notation"),
         (["analyze", "tictactoe", "--iterations", "0"], "'--iterations'"),
-        (["analyze", "tictactoe", "--seconds", "0"], "'--seconds': must be more than 0"),
+        (
+            ["analyze", "tictactoe", "--seconds", "0"],
+            "'--seconds': must be a finite number more than 0",
+        ),
         (["analyze", "tictactoe", "--c", "-1"], "'--c'"),
         (["analyze", "tictactoe", "--engine", "gpu"], "choose compiled or python; got 'gpu'"),
         (["analyze", "tictactoe", "--moves", "a1 a2 b1 b2 c1"], "the game is already over"),
@@ -109,12 +117,33 @@ def test_analyze_table_output() -> None:
         ),
         (["countdown", "--max", "1000001"], "--max must be from 1 to 1000000. Got 1000001"),
         (["serve", "--port", "70000"], "Input should be less than or equal to 65535"),
+        # Every command's search limits are checked where they are read, naming the option.
+        (["analyze", "tictactoe", "--seconds", "inf"], "'--seconds': must be a finite number"),
+        (["analyze", "tictactoe", "--c", "inf"], "'--c': must be a finite number"),
+        (["numbers", "--c", "-1"], "'--c': must be a finite number at least 0"),
+        (["play", "tictactoe", "--seconds", "0"], "'--seconds': must be a finite number more"),
+        (["play", "tictactoe", "--iterations", "0"], "'--iterations'"),
+        (["play", "tictactoe", "--memory-mb", "0.5"], "'--memory-mb': must be a finite number"),
+        (["play", "tictactoe", "--memory-mb", "2", "--workers", "4"], "each of the 4 workers"),
+        (["countdown", "--iterations", "0"], "'--iterations'"),
+        (["gtp", "othello", "--seconds", "0"], "'--seconds': must be a finite number more"),
+        (["gtp", "othello", "--iterations", "0"], "'--iterations'"),
+        (["nboard", "--seconds", "-2"], "'--seconds': must be a finite number more"),
+        (["nboard", "--iterations", "0"], "'--iterations'"),
+        (["brain", "--seconds", "nan"], "'--seconds': must be a finite number more"),
+        (["brain", "--c", "-0.1"], "'--c': must be a finite number at least 0"),
     ],
 )
 def test_bad_input_gets_a_clear_error(args: list[str], message: str) -> None:
     code, output = run(*args)
     assert code == 2
     assert message in output
+
+
+def test_a_memory_cap_beyond_this_machine_is_refused() -> None:
+    code, output = run("play", "tictactoe", "--memory-mb", "1e12")
+    words = " ".join(output.replace("│", " ").split())  # the error box wraps the message
+    assert code == 2 and "'--memory-mb': must be a finite number at least 1 and at most" in words
 
 
 def test_countdown_json_rows_match_the_solver() -> None:

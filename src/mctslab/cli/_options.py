@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import os
 import re
 from dataclasses import replace
 from typing import Annotated, Any, NoReturn
@@ -36,31 +38,60 @@ Width = Annotated[int | None, typer.Option(help="Board width (gomoku).")]
 Height = Annotated[int | None, typer.Option(help="Board height (gomoku).")]
 K = Annotated[int | None, typer.Option("--k", help="Stones in a row to win (gomoku).")]
 Start = Annotated[int | None, typer.Option(help="Starting number (countdown).")]
+
+
+def _in_range(
+    value: float | None, low: float, *, above: bool = False, high: float = math.inf
+) -> float | None:
+    """``value`` if it is None or a finite number from ``low`` (or above it) up to ``high``."""
+    if value is None:
+        return None
+    if not (math.isfinite(value) and (value > low if above else value >= low) and value <= high):
+        bound = f"more than {low:g}" if above else f"at least {low:g}"
+        if high < math.inf:
+            bound += f" and at most {high:,.0f}"
+        raise typer.BadParameter(f"must be a finite number {bound}; got {value:g}.")
+    return value
+
+
+def positive(value: float | None) -> float | None:
+    """An option callback for a limit that must be more than zero (a time)."""
+    return _in_range(value, 0.0, above=True)
+
+
+def non_negative(value: float | None) -> float | None:
+    """An option callback for a number that must be 0 or more (an exploration constant)."""
+    return _in_range(value, 0.0)
+
+
+def _physical_mib() -> float:
+    """This machine's memory in MiB (unbounded where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
+    except (AttributeError, ValueError, OSError):
+        return math.inf
+
+
+def _memory_mb(value: float | None) -> float | None:
+    # 1 MiB a tree holds the root and its children on any board (19x19: 362 nodes).
+    return _in_range(value, 1.0, high=_physical_mib())
+
+
 Iterations = Annotated[
     int | None,
     typer.Option(help="Simulations per search (default when no --seconds: 10000).", min=1),
 ]
-
-
-def positive(value: float | None) -> float | None:
-    """An option callback for a limit that must be more than zero."""
-    if value is not None and not value > 0:
-        raise typer.BadParameter(f"must be more than 0; got {value:g}.")
-    return value
-
-
 Seconds = Annotated[
     float | None,
-    typer.Option(help="Thinking time per search, in seconds.", callback=positive),
+    typer.Option(help="Thinking time per search, in seconds (more than 0).", callback=positive),
 ]
 MemoryMB = Annotated[
     float | None,
     typer.Option(
         "--memory-mb",
-        help="Most memory the search tree takes, in MiB: the search stops when it is full "
-        "(a cap on top of the time or simulations).",
-        # 1 MiB holds the root and its children on any board, however many workers share it.
-        min=1.0,
+        help="Most memory the search tree takes, in MiB (at least 1 for each worker): the "
+        "search stops when it is full (a cap on top of the time or simulations).",
+        callback=_memory_mb,
     ),
 ]
 
@@ -83,7 +114,10 @@ Workers = Annotated[
 ]
 Seed = Annotated[int | None, typer.Option(help="Random seed, for reproducible searches.")]
 Exploration = Annotated[
-    float | None, typer.Option("--c", help="UCT exploration constant (default sqrt(2)).", min=0.0)
+    float | None,
+    typer.Option(
+        "--c", help="UCT exploration constant, 0 or more (default sqrt(2)).", callback=non_negative
+    ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
@@ -158,7 +192,7 @@ def budget(
     try:
         asked = Budget(iterations=iterations, seconds=seconds)
         chosen = default if asked.is_unbounded and default is not None else asked.effective()
-        return replace(chosen, memory_mb=memory_mb)
+        return chosen if memory_mb is None else replace(chosen, memory_mb=memory_mb)
     except ValueError as error:
         fail(str(error))
 
@@ -175,6 +209,12 @@ def search_config(seed: int | None, c: float | None, **options: Any) -> SearchCo
 def mcts_player(
     engine: str, config: SearchConfig, search_budget: Budget, workers: int
 ) -> MCTSPlayer:
+    memory_mb = search_budget.memory_mb
+    if memory_mb is not None and memory_mb < workers:
+        fail(
+            f"--memory-mb {memory_mb:g} leaves less than 1 MiB for each of the "
+            f"{workers} workers' trees."
+        )
     try:
         player = MCTSPlayer(engine, config, search_budget, workers=workers)
     except ValueError as error:

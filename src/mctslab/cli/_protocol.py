@@ -20,8 +20,8 @@ MoveSeconds = Annotated[
     typer.Option(
         "--seconds",
         help=(
-            "Most thinking time per move; also the time per move when the controller sets no "
-            f"clock (default {DEFAULT_MOVE_SECONDS:g} s)."
+            "Most thinking time per move (more than 0); also the time per move when the "
+            f"controller sets no clock (default {DEFAULT_MOVE_SECONDS:g} s)."
         ),
         callback=opt.positive,
     ),

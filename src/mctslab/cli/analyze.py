@@ -84,7 +84,8 @@ def _print_report(result: SearchResult, to_move: str, top: int) -> None:
     opt.console.print(
         f"{to_move} to move: best {result.best_notation}, value {result.value:.1%} "
         f"({opt.counted(result.simulations, 'simulation')} in {result.seconds:.2f} s, "
-        f"{result.sims_per_second:,.0f}/s, {result.engine} engine)"
+        f"{result.sims_per_second:,.0f}/s, {result.engine} engine"
+        + ("; the tree filled --memory-mb)" if result.stopped_by == "memory" else ")")
     )
     opt.console.print("principal variation: " + " ".join(result.pv_notation))
     table = Table()

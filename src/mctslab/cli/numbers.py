@@ -47,7 +47,7 @@ def numbers(
             "--c",
             help="UCT exploration constant (default 1/(2 sqrt(2)) with the coinflip policy, "
             "sqrt(2) with uct).",
-            min=0.0,
+            callback=opt.non_negative,
         ),
     ] = None,
     as_json: opt.Json = False,

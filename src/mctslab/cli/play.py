@@ -57,7 +57,9 @@ def play(
     iterations: Annotated[int | None, typer.Option(help="Simulations per AI move.", min=1)] = None,
     seconds: Annotated[
         float | None,
-        typer.Option(help="Thinking time per AI move (default 1 s).", callback=opt.positive),
+        typer.Option(
+            help="Thinking time per AI move, more than 0 (default 1 s).", callback=opt.positive
+        ),
     ] = None,
     memory_mb: opt.MemoryMB = None,
     opponent: Annotated[
