@@ -143,14 +143,23 @@ def test_ctrl_c_stops_a_pool_run_and_says_how_to_resume(tmp_path: Path) -> None:
         "--workers", "2", "--out", str(out),
     ]  # fmt: skip
     command = [str(Path(sys.executable).parent / "mctslab"), *args]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # With faulthandler on, SIGABRT prints every thread's stack: what a hang is waiting for.
+    environment = {**os.environ, "PYTHONFAULTHANDLER": "1"}
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None:
         if out.exists() and out.read_text().count("\n") >= 2:
             break
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
-    output, _ = process.communicate(timeout=30)
+    try:
+        output, _ = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)
+        output, _ = process.communicate(timeout=30)
+        pytest.fail(f"No exit 30 s after Ctrl-C; the stacks then:\n{output}")
     assert process.returncode == 130, output
     assert "run the same command to resume" in " ".join(output.split())
     _, games = read(out)
