@@ -254,6 +254,15 @@ def test_random_openings_are_balanced_and_reproducible(monkeypatch: pytest.Monke
         RandomOpenings(start, 3).opening(0, seed=9)
 
 
+def test_more_random_opening_moves_than_a_game_has_are_refused_before_the_run(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "long.jsonl"
+    code, output = arena(*BASE, "--games", "2", "--openings", "random:9", "--out", str(out))
+    assert code == 2 and "a tictactoe game lasts at most 9 moves" in output
+    assert not out.exists()
+
+
 def test_sweep_plays_a_match_per_value(tmp_path: Path) -> None:
     out = tmp_path / "sweep.jsonl"
     args = [*BASE, "--games", "4", "--sweep", "iterations=20,400", "--out", str(out)]

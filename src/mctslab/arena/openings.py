@@ -85,6 +85,12 @@ class RandomOpenings:
     def __init__(self, start: State, moves: int) -> None:
         if moves < 1:
             raise ValueError(f"random:N needs N >= 1 moves. Got {moves!r} instead.")
+        longest = start.spec.max_game_length
+        if moves >= longest:
+            raise ValueError(
+                f"random:{moves} leaves no game to play: a {start.spec.name} game lasts at most "
+                f"{longest} moves."
+            )
         self.start = start.clone()
         self.moves = moves
         self._cache: dict[tuple[int, int], tuple[str, ...]] = {}
