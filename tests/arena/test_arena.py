@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -24,6 +25,8 @@ from mctslab.arena.record import RunRecord
 from mctslab.arena.spec import parse_player
 from mctslab.cli import app
 from mctslab.games import make
+from mctslab.protocols import EngineError, EngineResignedError, EngineTimeoutError
+from tests.protocols.helpers import scripted
 
 runner = CliRunner()
 MCTS = "mcts:engine=python,iterations=200"  # canonical: keys sorted
@@ -342,36 +345,92 @@ def test_bad_arena_input_gets_a_clear_error(args: list[str], message: str) -> No
     assert message in output
 
 
-class _IllegalPlayer:
-    name = "illegal"
+class _Faulty:
+    """A player that answers ``answer`` (or raises it) when asked to move or told a move."""
+
+    name = "faulty"
+
+    def __init__(self, answer: int | Exception, when: str = "choose") -> None:
+        self.answer, self.when = answer, when
 
     def start(self, state: Any) -> None: ...
 
     def choose(self, state: Any) -> int:
-        return 99
+        if isinstance(self.answer, Exception):
+            if self.when == "choose":
+                raise self.answer
+            return int(state.legal_moves()[0])
+        return self.answer
 
-    def observe(self, move: int) -> None: ...
+    def observe(self, move: int) -> None:
+        if self.when == "observe" and isinstance(self.answer, Exception):
+            raise self.answer
 
     def close(self) -> None: ...
 
 
-def test_an_illegal_move_loses_the_game(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = parse_player
+def _with_faulty_a(player: _Faulty) -> Any:
+    """A ``play_game`` builder giving player A's seat to ``player``."""
+    return lambda player_id, spec, seed: player if player_id == "A" else spec.build(seed)
 
-    class IllegalSpec:
-        text = "illegal"
 
-        def build(self, seed: int | None = None) -> _IllegalPlayer:
-            return _IllegalPlayer()
-
-    def fake(text: str) -> Any:
-        return IllegalSpec() if text == "illegal" else real(text)
-
-    monkeypatch.setattr("mctslab.arena.game.parse_player", fake)
-    task = GameTask("tictactoe", {}, ("illegal", "random"), (1, 2), 0, 0, ())
-    entry = play_game(task)
+def test_an_illegal_move_loses_the_game() -> None:
+    task = GameTask("tictactoe", {}, ("random", "random"), (1, 2), 0, 0, ())
+    entry = play_game(task, build=_with_faulty_a(_Faulty(99)))
     assert entry["winner"] == 1 and entry["score"] == 0.0
     assert entry["reason"] == "illegal move 99 by A"
+
+
+@pytest.mark.parametrize(
+    ("error", "when", "reason"),
+    [
+        (EngineResignedError("The GTP engine 'x' resigned as X.", 0), "choose", "A resigned"),
+        (
+            EngineTimeoutError("The GTP engine 'x' did not answer genmove b within 5.0 s.\nlog"),
+            "choose",
+            "A lost on time: The GTP engine 'x' did not answer genmove b within 5.0 s.",
+        ),
+        (
+            EngineError("The GTP engine 'x' answered genmove b with 'Z9': not legal.\nboard"),
+            "choose",
+            "A forfeits: The GTP engine 'x' answered genmove b with 'Z9': not legal.",
+        ),
+        (
+            EngineError("The Gomocup engine 'x' could not be sent 'TURN 1,1' (it exited)."),
+            "observe",
+            "A forfeits: The Gomocup engine 'x' could not be sent 'TURN 1,1' (it exited).",
+        ),
+    ],
+)
+def test_an_external_engine_that_resigns_times_out_or_breaks_loses_the_game(
+    error: Exception, when: str, reason: str
+) -> None:
+    # As in engine tournaments: the game is scored, and the run goes on.
+    task = GameTask("tictactoe", {}, ("random", "random"), (1, 2), 0, 0, ())
+    entry = play_game(task, build=_with_faulty_a(_Faulty(error, when)))
+    assert entry["winner"] == 1 and entry["score"] == 0.0 and entry["result"] == "0-1"
+    assert entry["reason"] == reason
+
+
+def test_another_error_of_a_player_still_stops_the_game() -> None:
+    task = GameTask("tictactoe", {}, ("random", "random"), (1, 2), 0, 0, ())
+    with pytest.raises(ZeroDivisionError):
+        play_game(task, build=_with_faulty_a(_Faulty(ZeroDivisionError("a bug"))))
+
+
+def test_a_resigning_gtp_engine_loses_each_game_and_the_run_goes_on(tmp_path: Path) -> None:
+    engine = shlex.join(
+        scripted(("(\\d+) genmove", [r"=\1 resign", ""]), ("(\\d+) .*", [r"=\1", ""]))
+    )
+    out = tmp_path / "resign.jsonl"
+    code, output = arena(
+        "arena", "tictactoe", "--player", f"engine:gtp={engine}", "--player", "random",
+        "--games", "2", "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, output
+    _, games = read(out)
+    assert [g["reason"] for g in games] == ["A resigned", "A resigned"]
+    assert [g["score"] for g in games] == [0.0, 0.0]
 
 
 @pytest.mark.parametrize("player", ["mcts:seconds=0.3", "mcts:seconds=0.3,workers=2"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from mctslab.cli import app, main
 from mctslab.core.config import Budget
 from mctslab.games.countdown import solve
 from mctslab.players.random_player import RandomPlayer
+from tests.protocols.helpers import scripted
 
 runner = CliRunner()
 ENGINES = ["python", "compiled"]
@@ -324,6 +326,18 @@ def test_play_against_an_external_engine_over_a_pipe() -> None:
     assert code == 0, output
     assert "AI (X) plays" in output and "Result:" in output
     assert output.count(" plays ") >= 5
+
+
+def test_an_engine_that_resigns_loses_the_game(tmp_path: Path) -> None:
+    gtp = shlex.join(scripted(("(\\d+) genmove", [r"=\1 resign", ""]), ("(\\d+) .*", [r"=\1", ""])))
+    save = tmp_path / "resigned.txt"
+    code, output = run(
+        "play", "tictactoe", "--ai-vs-ai", "--opponent", f"engine:gtp={gtp}",
+        "--iterations", "200", "--engine", "python", "--save", str(save),
+    )  # fmt: skip
+    assert code == 0, output
+    assert "resigns." in output and "Result: X wins (O resigned) after 1 move." in output
+    assert '[Result "1-0"]' in save.read_text()
 
 
 def test_bad_opponent_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,6 +21,7 @@ import numpy as np
 from mctslab.arena.spec import PlayerSpec, parse_player
 from mctslab.games import make
 from mctslab.players.base import Player
+from mctslab.protocols import EngineError, EngineResignedError, EngineTimeoutError
 
 #: The two players of a match: ``A`` is the first ``--player`` (the one whose
 #: score and Elo are reported), ``B`` the second.
@@ -92,9 +93,12 @@ def play_game(
     """Play ``task``'s game to the end and return its record entry.
 
     A player that answers an illegal move loses the game (the reason says
-    so); any other error of a player propagates. ``interrupted``, asked after
-    every move, stops the game with KeyboardInterrupt when it says so: a
-    search stopped by Ctrl-C returns its best move rather than raising.
+    so), and so does an external engine that resigns, runs out of time,
+    dies or breaks its protocol during the game, as in engine tournaments;
+    any other error of a player (one that will not start included)
+    propagates. ``interrupted``, asked after every move, stops the game
+    with KeyboardInterrupt when it says so: a search stopped by Ctrl-C
+    returns its best move rather than raising.
     ``build`` makes the players (by default from their specs), so that a
     player written in Python can take a recorded game's seat.
     """
@@ -121,10 +125,14 @@ def play_game(
         moves: list[str] = []
         seconds: list[float] = []
         forfeit: tuple[int, str] | None = None
-        while not state.is_terminal():
+        while forfeit is None and not state.is_terminal():
             seat = state.current_player
             began = perf_counter()
-            move = players[seat].choose(state.clone())
+            try:
+                move = players[seat].choose(state.clone())
+            except EngineError as error:
+                forfeit = (seat, _forfeit_reason(error, PLAYER_IDS[slot_of_seat[seat]]))
+                break
             elapsed = round(perf_counter() - began, 6)
             if interrupted is not None and interrupted():
                 raise KeyboardInterrupt
@@ -134,8 +142,12 @@ def play_game(
             seconds.append(elapsed)
             moves.append(state.move_to_str(move))
             state.apply(move)
-            for player in players:
-                player.observe(move)
+            for told, player in enumerate(players):
+                try:
+                    player.observe(move)
+                except EngineError as error:
+                    forfeit = (told, _forfeit_reason(error, PLAYER_IDS[slot_of_seat[told]]))
+                    break
     if forfeit is not None:
         winner: int | None = 1 - forfeit[0]
         reason = forfeit[1]
@@ -162,6 +174,16 @@ def play_game(
         "reason": reason,
         "score": score,
     }
+
+
+def _forfeit_reason(error: EngineError, player_id: str) -> str:
+    """Why an external engine lost the game: its error's first line, the full text being long."""
+    if isinstance(error, EngineResignedError):
+        return f"{player_id} resigned"
+    what = str(error).splitlines()[0] if str(error) else type(error).__name__
+    if isinstance(error, EngineTimeoutError):
+        return f"{player_id} lost on time: {what}"
+    return f"{player_id} forfeits: {what}"
 
 
 def run_task(task: GameTask) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from mctslab.core.config import Budget
 from mctslab.games import State
 from mctslab.players.base import Player
 from mctslab.players.mcts import MCTSPlayer
+from mctslab.protocols import EngineResignedError
 from mctslab.records import player_tags, result_tag
 
 #: One second a move: the budget of the strength goals, and quick enough to play against.
@@ -152,6 +153,8 @@ class _Game:
         self.history: list[int] = []
         self.ai_seconds = 0.0
         self.ai_moves = 0
+        #: The side whose external engine resigned, which ends the game.
+        self.resigned: int | None = None
 
     def run(self) -> None:
         names = self.state.spec.player_names
@@ -170,6 +173,8 @@ class _Game:
                     break
             else:
                 move = self._think()
+                if move is None:
+                    break
             self.state.apply(move)
             self.history.append(move)
             self.ai.observe(move)
@@ -192,7 +197,8 @@ class _Game:
     def tags(self) -> dict[str, str]:
         """Record tags: who played each side (by the game's player names) and the result."""
         players = ["you" if player == self.human else self._ai_name(player) for player in (0, 1)]
-        return {**player_tags(self.state, players), "Result": result_tag(self.state)}
+        result = result_tag(self.state) if self.resigned is None else ("0-1", "1-0")[self.resigned]
+        return {**player_tags(self.state, players), "Result": result}
 
     def _show(self) -> None:
         board = str(self.state)
@@ -207,11 +213,17 @@ class _Game:
         if not self.state.is_terminal() and "to move" not in board:
             opt.console.print(f"{self.state.spec.player_names[self.state.current_player]} to move.")
 
-    def _think(self) -> int:
+    def _think(self) -> int | None:
+        """The AI's (or the opponent's) move; None when the opponent resigns."""
         name = f"AI ({self.state.spec.player_names[self.state.current_player]})"
         began = time.perf_counter()
         if self.opponent is not None and self.state.current_player == self.opponent_side:
-            move = self.opponent.choose(self.state)
+            try:
+                move = self.opponent.choose(self.state)
+            except EngineResignedError:
+                opt.console.print(f"{self.opponent.name} resigns.")
+                self.resigned = self.state.current_player
+                return None
             self.ai_seconds += time.perf_counter() - began
             self.ai_moves += 1
             opt.console.print(f"{self.opponent.name} plays {self.state.move_to_str(move)}")
@@ -277,7 +289,9 @@ class _Game:
         self._show()
         outcome = self.state.outcome()
         names = self.state.spec.player_names
-        if outcome is None:
+        if self.resigned is not None:
+            verdict = f"{names[1 - self.resigned]} wins ({names[self.resigned]} resigned)"
+        elif outcome is None:
             verdict = "unfinished"
         elif outcome.winner is None:
             verdict = f"draw ({outcome.reason})"
@@ -291,7 +305,7 @@ class _Game:
         for move in self.prefix + self.history:
             notation.append(record.move_to_str(move))
             record.apply(move)
-        opt.console.print(f"Result: {verdict} after {len(notation)} moves.")
+        opt.console.print(f"Result: {verdict} after {opt.counted(len(notation), 'move')}.")
         opt.console.print(f"Moves: {' '.join(notation)}")
         if self.ai_moves:
             average = self.ai_seconds / self.ai_moves
