@@ -186,6 +186,29 @@ def test_a_different_match_is_refused(tmp_path: Path) -> None:
     assert len(read(out)[1]) == 4
 
 
+def test_a_record_without_games_is_started_afresh_by_a_corrected_command(tmp_path: Path) -> None:
+    out = tmp_path / "run.jsonl"
+    missing = tmp_path / "no-such-engine"
+    code, output = arena(
+        "arena", "tictactoe", "--player", f"engine:gtp={missing}", "--player", "random",
+        "--games", "2", "--out", str(out),
+    )  # fmt: skip
+    assert code == 1  # the engine would not start (the command prints why)
+    assert len(read(out)[1]) == 0  # the header alone
+    code, output = arena(*BASE, "--games", "2", "--out", str(out))
+    assert code == 0, output
+    header, games = read(out)
+    assert header["match"]["players"][0] == MCTS and len(games) == 2
+
+
+def test_a_file_that_is_no_record_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "openings.txt"
+    out.write_text("4453\n")
+    code, output = arena(*BASE, "--games", "2", "--out", str(out))
+    assert code == 2 and "is not an mctslab arena record; choose another --out" in output
+    assert out.read_text() == "4453\n"
+
+
 def test_the_default_record_is_found_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     assert arena(*BASE, "--games", "2")[0] == 0

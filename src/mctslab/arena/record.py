@@ -7,7 +7,8 @@ and plays only the missing games: games are keyed by ``(sweep point,
 index)`` and a key already recorded is never played or counted again. A
 last line cut short by the interruption is dropped (and cut off the file
 before anything is appended). A record written by another match (other
-players, game, openings, sweep or seed) is refused rather than mixed.
+players, game, openings, sweep or seed) is refused rather than mixed,
+unless it holds no game yet.
 """
 
 from __future__ import annotations
@@ -61,8 +62,12 @@ class RunRecord:
         path = Path(path)
         if path.exists() and path.stat().st_size > 0:
             header, games = _read(path)
-            _check_same_match(path, header, identity, seed)
-            return cls(path, header, games)
+            if games:
+                _check_same_match(path, header, identity, seed)
+                return cls(path, header, games)
+            # A run that failed before its first game (an engine that would not start)
+            # left only a header: nothing is lost by starting the record afresh.
+            path.unlink()
         header = {
             "type": "header",
             "format": FORMAT,
@@ -126,13 +131,21 @@ def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             handle.truncate(len(complete))
     lines = complete.decode("utf-8").splitlines()
     entries = []
+    not_a_record = ValueError(f"{path} is not an mctslab arena record; choose another --out.")
     for number, line in enumerate(lines, start=1):
         try:
             entries.append(json.loads(line))
         except json.JSONDecodeError as error:
+            if number == 1:
+                raise not_a_record from None
             raise ValueError(f"{path}:{number} is not a JSON line ({error}).") from None
-    if not entries or entries[0].get("type") != "header" or entries[0].get("format") != FORMAT:
-        raise ValueError(f"{path} is not an mctslab arena record; choose another --out.")
+    first = entries[0] if entries else None
+    if (
+        not isinstance(first, dict)
+        or first.get("type") != "header"
+        or first.get("format") != FORMAT
+    ):
+        raise not_a_record
     if entries[0].get("version") != VERSION:
         raise ValueError(
             f"{path} is an arena record of version {entries[0].get('version')!r}; "
