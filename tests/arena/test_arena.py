@@ -252,7 +252,24 @@ def test_openings_file_is_used_in_order(tmp_path: Path) -> None:
     assert by_pair == {0: ["b2", "a1"], 1: ["c3", "a3"], 2: ["b2", "a1"], 3: ["c3", "a3"]}
     book.write_text("b2 a1\nb2 b2\n")
     code, output = arena(*BASE, "--games", "2", "--openings", str(book), "--out", str(out))
-    assert code == 2 and "book.txt:2: move 2: 'b2' is not legal" in output
+    assert code == 2 and "book.txt:2: move 2 ('b2'): 'b2' is not legal" in output
+
+
+@pytest.mark.parametrize(
+    ("game", "line", "opening"),
+    [
+        ("connect4", "4453", ("4", "4", "5", "3")),
+        ("othello", "f5d6c3", ("f5", "d6", "c3")),
+        ("othello", "f5 d6, c3d3", ("f5", "d6", "c3", "d3")),
+    ],
+)
+def test_openings_may_be_written_as_compactly_as_a_record(
+    tmp_path: Path, game: str, line: str, opening: tuple[str, ...]
+) -> None:
+    # docs/records.md: Connect Four's columns and Othello's squares need no spaces.
+    book = tmp_path / "compact.txt"
+    book.write_text(line + "\n")
+    assert FileOpenings(book, make(game)).lines == [opening]
 
 
 def test_gomoku_openings_may_use_gomocup_coordinates(tmp_path: Path) -> None:

@@ -8,10 +8,11 @@
   ``|value - 0.5| <= BALANCE_MARGIN``, and the game must not be over. With
   colours swapped a lopsided opening costs nothing in bias, but its two
   games are decided by the opening, not the players, and only add noise;
-- ``FILE``: one opening per line in the game's notation (moves separated by
-  spaces or commas, Gomoku's "x,y" coordinates by spaces; blank lines and
-  ``#`` comments skipped), used in file order, pair ``p`` taking line
-  ``p mod count``.
+- ``FILE``: one opening per line in the game's notation, read as a game
+  record's moves are (docs/records.md: compact runs such as ``f5d6c3``,
+  forced passes left out), separated by spaces or commas (Gomoku's "x,y"
+  coordinates by spaces); blank lines and ``#`` comments skipped; used in
+  file order, pair ``p`` taking line ``p mod count``.
 
 Each opening is a tuple of moves in the game's notation, which is what the
 record stores.
@@ -30,6 +31,7 @@ import numpy as np
 
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.games._base import State
+from mctslab.records import parse_moves
 
 #: Simulations of the quick search that judges a random opening.
 BALANCE_ITERATIONS = 2000
@@ -146,15 +148,15 @@ class FileOpenings:
             words = _move_words(line.split("#", 1)[0], start.spec.name)
             if not words:
                 continue
+            try:
+                # As a game record reads them: compact runs ("f5d6c3"), left-out forced passes.
+                moves = parse_moves(start, " ".join(words))
+            except ValueError as error:
+                first = str(error).splitlines()[0]
+                raise ValueError(f"{path}:{number}: {first}") from None
             state = start.clone()
-            moves = []
-            for index, word in enumerate(words, start=1):
-                try:
-                    moves.append(state.parse_move(word))
-                except ValueError as error:
-                    first = str(error).splitlines()[0]
-                    raise ValueError(f"{path}:{number}: move {index}: {first}") from None
-                state.apply(moves[-1])
+            for move in moves:
+                state.apply(move)
             if state.is_terminal():
                 raise ValueError(f"{path}:{number}: the game is over after this opening.")
             # Stored in canonical notation, so that equivalent files are the same openings.
