@@ -84,8 +84,27 @@ def test_local_run_records_every_game(tmp_path: Path) -> None:
         draws += expected == 0.5
         losses += expected == 0.0
     assert f"{wins}-{draws}-{losses}" in output
-    # Three pairs: the table says its interval is a rough guide.
-    assert "Only 3 pairs: the interval and LOS are a rough guide" in output
+    # Three pairs: too few for an interval (two pairs of a win and a loss each gave +0 +/- 17).
+    assert "│ Elo │" in output and "Elo [95%]" not in output and "│ LOS │" not in output
+    assert "With fewer than 20 pairs no 95% interval or LOS is given" in output
+
+
+def test_enough_pairs_give_an_interval_and_an_odd_game_is_said_to_count_in_the_score_only(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "odd.jsonl"
+    code, output = arena(
+        "arena", "tictactoe", "--player", "random", "--player", "random", "--games", "41",
+        "--seed", "3", "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, output
+    assert "│ Elo [95%] │" in output and "│ LOS │" in output and "fewer than 20" not in output
+    assert "1 game without a colour-swapped partner (an odd --games) counts in W-D-L" in output
+    _, games = read(out)
+    wins = sum(g["score"] == 1.0 for g in games)
+    draws = sum(g["score"] == 0.5 for g in games)
+    assert f"{wins}-{draws}-{41 - wins - draws}" in output
+    assert f"Record: {out}" in output
 
 
 def test_resume_after_a_cut_record_plays_only_the_missing_games(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from mctslab.arena.backends import Backend, InProcess, ProcessPool, RayCluster
 from mctslab.arena.game import GameFailed
@@ -139,7 +140,7 @@ def arena(
         finally:
             if isinstance(backend, RayCluster):
                 backend.close()
-    opt.console.print(_table(match, results, path))
+    _report(match, results, path)
     if plot is not None:
         _plot(match, results, plot)
 
@@ -208,14 +209,23 @@ def _elo(value: float, digits: int = 1) -> str:
     return f"{0.0:+.{digits}f}" if float(text) == 0.0 else text
 
 
+#: Fewer pairs than this and no interval or LOS is shown: the normal approximation
+#: behind them wants dozens of pairs (two pairs of a win and a loss each gave +0 +/- 17).
+FEW_PAIRS = 20
+
+
+def _few_pairs(result: PointResult) -> bool:
+    return sum(result.tally.pentanomial()) < FEW_PAIRS
+
+
 def _status(match: Match, result: PointResult) -> str:
     tally = result.tally
     text = f"+{tally.wins} ={tally.draws} -{tally.losses}  score {tally.score:.1%}"
     estimate = tally.estimate()
     if estimate is not None:
-        text += (
-            f"  Elo {_elo(estimate.elo, 0)} [{_elo(estimate.lower, 0)}, {_elo(estimate.upper, 0)}]"
-        )
+        text += f"  Elo {_elo(estimate.elo, 0)}"
+        if not _few_pairs(result):
+            text += f" [{_elo(estimate.lower, 0)}, {_elo(estimate.upper, 0)}]"
     if match.sprt is not None and result.llr is not None:
         text += (
             f"  LLR {result.llr:.2f} ({match.sprt.lower_bound:.2f}, {match.sprt.upper_bound:.2f})"
@@ -275,11 +285,17 @@ def _cells(match: Match, result: PointResult) -> list[tuple[str, str]]:
     estimate = tally.estimate()
     cells = [("games", str(tally.games)), ("W-D-L", f"{tally.wins}-{tally.draws}-{tally.losses}")]
     if estimate is not None:
-        cells += [
-            ("score", f"{tally.score:.1%}"),
-            ("Elo [95%]", f"{_elo(estimate.elo)} [{_elo(estimate.lower)}, {_elo(estimate.upper)}]"),
-            ("LOS", f"{estimate.los:.1%}"),
-        ]
+        cells.append(("score", f"{tally.score:.1%}"))
+        if _few_pairs(result):
+            cells.append(("Elo", _elo(estimate.elo)))
+        else:
+            cells += [
+                (
+                    "Elo [95%]",
+                    f"{_elo(estimate.elo)} [{_elo(estimate.lower)}, {_elo(estimate.upper)}]",
+                ),
+                ("LOS", f"{estimate.los:.1%}"),
+            ]
     cells.append(("pairs", " ".join(map(str, tally.pentanomial()))))
     if match.sprt is not None:
         bounds = f"({match.sprt.lower_bound:.2f}, {match.sprt.upper_bound:.2f})"
@@ -287,22 +303,35 @@ def _cells(match: Match, result: PointResult) -> list[tuple[str, str]]:
     return cells
 
 
-#: Fewer pairs than this and the table says its statistics are a rough guide.
-FEW_PAIRS = 20
-
-
-def _table(match: Match, results: list[PointResult], path: Path) -> Table:
-    """A match as label/value rows; a sweep as one row per value."""
-    caption = f"A's score and Elo; pairs: LL LD LW+DD DW WW. Record: {path}"
+def _report(match: Match, results: list[PointResult], path: Path) -> None:
+    """Print the result table, then what its figures mean and where the record is."""
+    opt.console.print(Text(match.title(), style="bold"))
+    opt.console.print(_table(match, results))
+    notes = ["A's score and Elo; pairs: LL LD LW+DD DW WW."]
     if match.sprt is not None:
-        caption += f". SPRT {match.sprt.describe()}"
-    pairs = min(sum(result.tally.pentanomial()) for result in results)
-    if pairs < FEW_PAIRS:
-        caption += (
-            f". Only {pairs} pair{'' if pairs == 1 else 's'}: the interval and LOS are a rough"
-            " guide (their normal approximation wants dozens of pairs)"
+        notes.append(f"SPRT {match.sprt.describe()}.")
+    if any(map(_few_pairs, results)):
+        notes.append(
+            f"With fewer than {FEW_PAIRS} pairs no 95% interval or LOS is given: their normal "
+            "approximation wants dozens of pairs."
         )
-    table = Table(title=match.title(), caption=caption)
+    unpaired = sum(
+        result.tally.games - 2 * pairs
+        for result in results
+        if (pairs := sum(result.tally.pentanomial()))
+    )
+    if unpaired:
+        notes.append(
+            f"{opt.counted(unpaired, 'game')} without a colour-swapped partner (an odd --games) "
+            f"{'counts' if unpaired == 1 else 'count'} in W-D-L and score, not in pairs or Elo."
+        )
+    opt.console.print(" ".join(notes))
+    opt.console.print(f"Record: {path}", soft_wrap=True)
+
+
+def _table(match: Match, results: list[PointResult]) -> Table:
+    """A match as label/value rows; a sweep as one row per value."""
+    table = Table()
     if match.sweep is None:
         table.add_column("")
         table.add_column("", justify="right")
