@@ -343,6 +343,8 @@ def test_sweep_plays_a_match_per_value(tmp_path: Path) -> None:
     assert "A = mcts:engine=python with iterations swept vs B = random" in output
     code, output = arena(*BASE, "--sweep", "budget=1,2", "--games", "2")
     assert code == 2 and "unknown option 'budget'" in output
+    code, output = arena(*BASE, "--sweep", "iterations=10,20,10", "--games", "2")
+    assert code == 2 and "--sweep values must differ: 10 given more than once" in output
 
 
 def test_plot_is_written(tmp_path: Path) -> None:

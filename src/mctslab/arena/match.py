@@ -95,6 +95,12 @@ class Sweep:
                 f"--sweep takes KEY=V1,V2,... (an option of the first player), e.g. "
                 f"iterations=1000,4000,16000. Got {text!r} instead."
             )
+        repeated = sorted({value for value in values if values.count(value) > 1})
+        if repeated:
+            raise ValueError(
+                f"--sweep values must differ: {', '.join(repeated)} given more than once in "
+                f"{text!r}."
+            )
         return cls(key.strip().replace("-", "_"), values)
 
 
