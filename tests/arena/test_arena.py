@@ -390,7 +390,12 @@ def test_an_external_engine_plays_through_its_protocol(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["arena", "tictactoe", "--player", "random"], "give exactly two --player options"),
-        (["arena", "numbers", "--player", "random", "--player", "random"], "not a two-player game"),
+        (
+            ["arena", "numbers", "--player", "random", "--player", "random"],
+            "the arena plays two-player games (countdown, gomoku, othello, connect4, tictactoe); "
+            "got 'numbers'",
+        ),
+        (["arena", "chess", "--player", "random", "--player", "random"], "got 'chess'"),
         ([*BASE, "--games", "0"], "--games must be at least 1"),
         ([*BASE, "--workers", "0"], "--workers must be at least 1"),
         ([*BASE, "--sprt", "elo1=5"], "--sprt needs elo0"),

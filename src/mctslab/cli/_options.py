@@ -31,7 +31,8 @@ def game_name(games: list[str]) -> Any:
 
 
 GameName = game_name(available_games())
-TwoPlayerGame = game_name([g for g in available_games() if make(g).spec.num_players == 2])
+TWO_PLAYER_GAMES = [g for g in available_games() if make(g).spec.num_players == 2]
+TwoPlayerGame = game_name(TWO_PLAYER_GAMES)
 GTPGame = game_name(list(GTP_GAMES))
 Size = Annotated[int | None, typer.Option(help="Board size, both sides (gomoku: 5-19).")]
 Width = Annotated[int | None, typer.Option(help="Board width (gomoku).")]

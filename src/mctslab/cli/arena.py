@@ -91,9 +91,11 @@ def arena(
     finished game is appended to the record at once; an interrupted run
     resumes where it stopped when the same command is run again.
     """
+    if game not in opt.TWO_PLAYER_GAMES:
+        opt.fail(
+            f"the arena plays two-player games ({', '.join(opt.TWO_PLAYER_GAMES)}); got {game!r}."
+        )
     state = opt.new_state(game, size=size, width=width, height=height, k=k, start=start)
-    if state.spec.num_players != 2:
-        opt.fail(f"{game} is not a two-player game; the arena plays two-player games.")
     if len(player or []) != 2:
         opt.fail(f"give exactly two --player options (A, then B). Got {len(player or [])}.")
     if games < 1:
