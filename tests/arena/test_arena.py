@@ -21,7 +21,7 @@ from mctslab.arena.backends import InProcess, ProcessPool
 from mctslab.arena.game import GameFailed, GameTask, play_game, run_task
 from mctslab.arena.match import Match, run_match
 from mctslab.arena.openings import FileOpenings, RandomOpenings, StartPosition
-from mctslab.arena.record import RunRecord
+from mctslab.arena.record import RecordInUseError, RunRecord
 from mctslab.arena.spec import parse_player
 from mctslab.cli import app
 from mctslab.games import make
@@ -218,6 +218,22 @@ def test_a_record_without_games_is_started_afresh_by_a_corrected_command(tmp_pat
     assert code == 0, output
     header, games = read(out)
     assert header["match"]["players"][0] == MCTS and len(games) == 2
+
+
+def test_a_record_in_use_by_another_run_is_refused(tmp_path: Path) -> None:
+    # Two runs on one record would play the same games and write each twice.
+    path = tmp_path / "shared.jsonl"
+    identity = {"game": "tictactoe", "players": ["random", "random"]}
+    with RunRecord.open(path, identity, 1):
+        with pytest.raises(RecordInUseError, match="is in use by another arena run"):
+            RunRecord.open(path, identity, 1)
+        code, output = arena(
+            "arena", "tictactoe", "--player", "random", "--player", "random", "--games", "2",
+            "--out", str(path),
+        )  # fmt: skip
+        assert code == 2 and "is in use by another arena run" in output
+    with RunRecord.open(path, identity, 1) as record:  # free again once the first run closed it
+        assert record.seed == 1
 
 
 def test_a_file_that_is_no_record_is_refused(tmp_path: Path) -> None:

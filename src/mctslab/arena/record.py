@@ -8,7 +8,8 @@ index)`` and a key already recorded is never played or counted again. A
 last line cut short by the interruption is dropped (and cut off the file
 before anything is appended). A record written by another match (other
 players, game, openings, sweep or seed) is refused rather than mixed,
-unless it holds no game yet.
+unless it holds no game yet; so is a record another run has open (an
+advisory lock, where the system has them).
 """
 
 from __future__ import annotations
@@ -23,12 +24,21 @@ from typing import IO, Any, Self
 
 import numpy as np
 
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+
 FORMAT = "mctslab-arena"
 VERSION = 1
 
 
 class RecordMismatchError(ValueError):
     """The record belongs to a different match than the command asks for."""
+
+
+class RecordInUseError(ValueError):
+    """Another run holds the record."""
 
 
 def default_path(game: str, identity: dict[str, Any], seed: int | None) -> Path:
@@ -45,13 +55,16 @@ def fresh_seed() -> int:
 class RunRecord:
     """An open record: the header's seed, the games already played, and appending."""
 
-    def __init__(self, path: Path, header: dict[str, Any], games: list[dict[str, Any]]) -> None:
+    def __init__(
+        self, path: Path, header: dict[str, Any], games: list[dict[str, Any]], file: IO[str]
+    ) -> None:
         self.path = path
         self.header = header
         self._games: dict[tuple[int, int], dict[str, Any]] = {}
         for entry in games:
             self._games.setdefault((int(entry["sweep"]), int(entry["index"])), entry)
-        self._file: IO[str] | None = path.open("a", encoding="utf-8")
+        #: Open for appending and locked against other runs until :meth:`close`.
+        self._file: IO[str] | None = file
 
     @classmethod
     def open(cls, path: Path, identity: dict[str, Any], seed: int | None) -> Self:
@@ -60,26 +73,32 @@ class RunRecord:
         ``seed`` is the seed the command gives (None: the record's, or fresh).
         """
         path = Path(path)
-        if path.exists() and path.stat().st_size > 0:
-            header, games = _read(path)
-            if games:
-                _check_same_match(path, header, identity, seed)
-                return cls(path, header, games)
-            # A run that failed before its first game (an engine that would not start)
-            # left only a header: nothing is lost by starting the record afresh.
-            path.unlink()
-        header = {
-            "type": "header",
-            "format": FORMAT,
-            "version": VERSION,
-            "created": datetime.now(UTC).isoformat(timespec="seconds"),
-            "match": identity,
-            "seed": fresh_seed() if seed is None else seed,
-        }
         path.parent.mkdir(parents=True, exist_ok=True)
-        record = cls(path, header, [])
-        record._write(header)
-        return record
+        file = path.open("a", encoding="utf-8")
+        try:
+            _lock(file, path)
+            if path.stat().st_size > 0:
+                header, games = _read(path)
+                if games:
+                    _check_same_match(path, header, identity, seed)
+                    return cls(path, header, games, file)
+                # A run that failed before its first game (an engine that would not start)
+                # left only a header: nothing is lost by starting the record afresh.
+                file.truncate(0)
+            header = {
+                "type": "header",
+                "format": FORMAT,
+                "version": VERSION,
+                "created": datetime.now(UTC).isoformat(timespec="seconds"),
+                "match": identity,
+                "seed": fresh_seed() if seed is None else seed,
+            }
+            record = cls(path, header, [], file)
+            record._write(header)
+            return record
+        except BaseException:
+            file.close()
+            raise
 
     @property
     def seed(self) -> int:
@@ -119,6 +138,18 @@ class RunRecord:
         trace: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _lock(file: IO[str], path: Path) -> None:
+    """Hold ``path`` for this run: a second run on it would play and record the same games."""
+    if fcntl is None:  # Windows: no advisory locks; one run a record is the user's care
+        return
+    try:
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise RecordInUseError(
+            f"{path} is in use by another arena run; wait for it to end, or give another --out."
+        ) from None
 
 
 def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
