@@ -24,6 +24,8 @@ from typing import IO, Any, Self
 
 import numpy as np
 
+from mctslab import __version__
+
 try:
     import fcntl
 except ImportError:  # Windows
@@ -92,6 +94,7 @@ class RunRecord:
                 "created": datetime.now(UTC).isoformat(timespec="seconds"),
                 "match": identity,
                 "seed": fresh_seed() if seed is None else seed,
+                "mctslab": __version__,
             }
             record = cls(path, header, [], file)
             record._write(header)
