@@ -84,6 +84,10 @@ def test_local_run_records_every_game(tmp_path: Path) -> None:
         draws += expected == 0.5
         losses += expected == 0.0
     assert f"{wins}-{draws}-{losses}" in output
+    # Without a terminal (a log) each game gets a line as it ends, instead of a progress bar.
+    for game in games:
+        who = {1.0: "A wins", 0.5: "a draw", 0.0: "B wins"}[game["score"]]
+        assert f"Game {game['index'] + 1}: {game['result']} ({game['reason']}), {who}." in output
     # Three pairs: too few for an interval (two pairs of a win and a loss each gave +0 +/- 17).
     assert "│ Elo │" in output and "Elo [95%]" not in output and "│ LOS │" not in output
     assert "With fewer than 20 pairs no 95% interval or LOS is given" in output

@@ -236,7 +236,9 @@ def _status(match: Match, result: PointResult) -> str:
 
 
 def _run(match: Match, record: RunRecord, backend: Backend, *, quiet: bool) -> list[PointResult]:
-    """Run the match with a live progress bar (plain lines when a person is playing)."""
+    """Run the match with a live progress bar; a line a game instead when a person is playing
+    (on the screen the person reads) or when stderr is no terminal (a log)."""
+    plain = quiet or not opt.error_console.is_terminal
     progress = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -244,7 +246,7 @@ def _run(match: Match, record: RunRecord, backend: Backend, *, quiet: bool) -> l
         TimeElapsedColumn(),
         TextColumn("{task.fields[status]}"),
         console=opt.error_console,
-        disable=quiet,
+        disable=plain,
     )
     tasks: dict[str | None, Any] = {}
     swept = "" if match.sweep is None else match.sweep.key
@@ -261,9 +263,12 @@ def _run(match: Match, record: RunRecord, backend: Backend, *, quiet: bool) -> l
             completed=result.tally.games,
             status=_status(match, result),
         )
-        if quiet:
-            opt.console.print(
-                f"Game {entry['index'] + 1}: {entry['result']} ({entry['reason']}). "
+        if plain:
+            point = "" if result.sweep_value is None else f"{swept}={result.sweep_value}, "
+            score = float(entry["score"])
+            who = "a draw" if score == 0.5 else ("A wins" if score == 1.0 else "B wins")
+            (opt.console if quiet else opt.error_console).print(
+                f"{point}Game {entry['index'] + 1}: {entry['result']} ({entry['reason']}), {who}. "
                 + _status(match, result)
             )
 
