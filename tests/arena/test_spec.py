@@ -91,6 +91,7 @@ def test_new_search_options_need_no_parser_change(monkeypatch: pytest.MonkeyPatc
         ("mcts:reuse_tree=maybe", "must be true or false"),
         ("mcts:engine=gpu", "The 'engine' parameter of mcts must be one of"),
         ("mcts:engine=python,workers=2", "The python engine searches on one thread"),
+        ("mcts:engine=python,solver=true,rave=true", "runs plain UCT and has no solver, rave;"),
         ("random:seed=3", "unknown option 'seed'; random takes none"),
         ("naive:simulations=0", "The 'simulations' parameter of naive must be an int >= 1"),
         ("openspiel:iterations=0", "The 'iterations' parameter of OpenSpiel MCTS"),

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Union
 
 from mctslab._validation import check_choice, check_float, check_int
-from mctslab.core.config import Budget, SearchConfig
+from mctslab.core.config import STRENGTH_OPTIONS, Budget, SearchConfig
 from mctslab.games._base import State
 from mctslab.players.base import Player
 from mctslab.players.mcts import ENGINES
@@ -352,6 +352,12 @@ def _validate(kind: str, values: dict[str, Any]) -> None:
         workers = check_int(values.get("workers", 1), "workers", "mcts", low=1)
         if engine == "python" and workers != 1:
             raise ValueError("The python engine searches on one thread; use engine=compiled.")
+        ignored = [key for key in STRENGTH_OPTIONS if key in values]
+        if engine == "python" and ignored:
+            raise ValueError(
+                f"The python engine runs plain UCT and has no {', '.join(ignored)}; "
+                "use engine=compiled."
+            )
     elif kind == "naive":
         if "simulations" in values:
             check_int(values["simulations"], "simulations", "naive", low=1)

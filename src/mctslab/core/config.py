@@ -180,5 +180,18 @@ class SearchConfig:
         return cls(**{**plain, **options})
 
 
+#: The playing-strength options: the compiled engine offers them, the generic one ignores them.
+STRENGTH_OPTIONS = (
+    "solver",
+    "playout",
+    "candidates",
+    "transpositions",
+    "fpu",
+    "bandit",
+    "rave",
+    "rave_ref",
+    "rave_bias",
+)
+
 #: The exploration constant of the classic numbers-game example.
 COINFLIP_C = 1.0 / (2.0 * math.sqrt(2.0))
