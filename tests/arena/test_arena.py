@@ -207,6 +207,10 @@ def test_a_different_match_is_refused(tmp_path: Path) -> None:
     # Without --seed the record's seed is used: a resume, not a new run.
     assert arena(*BASE[:-2], "--games", "4", "--out", str(out))[0] == 0
     assert len(read(out)[1]) == 4
+    # Fewer games than recorded: the first ones count, and the resume says so.
+    code, output = arena(*BASE[:-2], "--games", "2", "--out", str(out))
+    assert code == 0 and "4 games played before; --games 2 counts 2." in output
+    assert "│ games │ 2 │" in output
 
 
 def test_a_record_without_games_is_started_afresh_by_a_corrected_command(tmp_path: Path) -> None:

@@ -126,7 +126,9 @@ def arena(
         resumed = _finished(match, record)
         if resumed:
             played = opt.counted(resumed, "game")
-            opt.error_console.print(f"Resuming {path}: {played} played before.")
+            counted = _finished(match, record, below=match.games)
+            beyond = "" if counted == resumed else f"; --games {match.games} counts {counted}"
+            opt.error_console.print(f"Resuming {path}: {played} played before{beyond}.")
         _warm_up(match)
         backend = _backend(workers, ray)
         try:
@@ -175,9 +177,13 @@ def _match(
     return match
 
 
-def _finished(match: Match, record: RunRecord) -> int:
-    """The games of ``match`` in ``record``, every sweep point counted."""
-    return sum(len(record.games(point)) for point in range(len(match.points())))
+def _finished(match: Match, record: RunRecord, *, below: int | None = None) -> int:
+    """The games of ``match`` in ``record``, every sweep point counted (those indexed below
+    ``below`` when given: a run asked for fewer games counts only its first ones)."""
+    return sum(
+        sum(1 for index in record.games(point) if below is None or index < below)
+        for point in range(len(match.points()))
+    )
 
 
 def _uses_compiled(spec: PlayerSpec) -> bool:
