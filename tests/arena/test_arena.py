@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import shlex
 import signal
@@ -19,7 +20,7 @@ from typer.testing import CliRunner
 from mctslab.arena import openings as openings_module
 from mctslab.arena.backends import InProcess, ProcessPool
 from mctslab.arena.game import GameFailed, GameTask, play_game, run_task
-from mctslab.arena.match import Match, run_match
+from mctslab.arena.match import FEW_PAIRS, Match, PointResult, Tally, run_match
 from mctslab.arena.openings import FileOpenings, RandomOpenings, StartPosition
 from mctslab.arena.record import RecordInUseError, RunRecord
 from mctslab.arena.spec import parse_player
@@ -380,6 +381,19 @@ def test_plot_is_written(tmp_path: Path) -> None:
     assert arena(*args, "--out", str(tmp_path / "sweep.jsonl"))[0] == 0
     for path in (single, swept):
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_plotted_interval_starts_where_the_table_shows_one() -> None:
+    from mctslab.arena.plot import _running
+
+    tally = Tally()
+    for pair in range(FEW_PAIRS + 5):
+        tally.add(pair, 1.0)
+        tally.add(pair, 0.5 if pair % 2 else 0.0)
+    games, _, elos, lows, highs = _running(PointResult(None, parse_player("random"), tally))
+    shown = [game for game, low, high in zip(games, lows, highs, strict=True) if low <= high]
+    assert shown == list(range(2 * FEW_PAIRS, 2 * FEW_PAIRS + 11))
+    assert all(math.isfinite(elo) for elo in elos)
 
 
 def test_a_person_can_play_in_the_arena(tmp_path: Path) -> None:

@@ -22,6 +22,10 @@ from mctslab.arena.record import RunRecord
 from mctslab.arena.spec import PlayerSpec
 from mctslab.arena.stats import SPRT, EloEstimate, elo_estimate, pentanomial
 
+#: Fewer pairs than this and no interval or LOS is shown: the normal approximation
+#: behind them wants dozens of pairs (two pairs of a win and a loss each gave +0 +/- 17).
+FEW_PAIRS = 20
+
 
 @dataclass
 class Tally:
@@ -69,6 +73,11 @@ class Tally:
     def pentanomial(self) -> list[int]:
         """``(LL, LD, LW+DD, DW, WW)`` counts over the pairs with both games played."""
         return list(self._pair_counts)
+
+    @property
+    def interval_holds(self) -> bool:
+        """Whether there are pairs enough (:data:`FEW_PAIRS`) to show the interval and LOS."""
+        return sum(self._pair_counts) >= FEW_PAIRS
 
     def estimate(self) -> EloEstimate | None:
         """Elo with its 95% interval: from the pairs once one is complete, else from the games."""

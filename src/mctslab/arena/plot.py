@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mctslab.arena.match import PointResult, Tally
+from mctslab.arena.match import FEW_PAIRS, PointResult, Tally
 
 #: Elo bounds beyond this are drawn at it (an interval can be unbounded at a score of 0 or 1).
 _ELO_CLIP = 1000.0
@@ -47,8 +47,9 @@ def _running(
         games.append(tally.games)
         scores.append(tally.score)
         elos.append(_clip(estimate.elo))
-        lows.append(_clip(estimate.lower))
-        highs.append(_clip(estimate.upper))
+        # As in the table: no interval from too few pairs (a gap in the band).
+        lows.append(_clip(estimate.lower) if tally.interval_holds else math.nan)
+        highs.append(_clip(estimate.upper) if tally.interval_holds else math.nan)
     return games, scores, elos, lows, highs
 
 
@@ -82,14 +83,19 @@ def plot_run(
         top.plot(games, scores, color="tab:blue")
         top.axhline(0.5, color="grey", linestyle="--", linewidth=0.8)
         top.set_ylabel("score of A")
-        top.set_ylim(0, 1)
+        top.set_ylim(-0.03, 1.03)  # a score of 0 or 1 stays in sight
         bottom.fill_between(
-            games, lows, highs, color="tab:orange", alpha=0.25, label="95% interval"
+            games,
+            lows,
+            highs,
+            color="tab:orange",
+            alpha=0.25,
+            label=f"95% interval (from {FEW_PAIRS} pairs)",
         )
         bottom.plot(games, elos, color="tab:orange", label="Elo difference")
         bottom.axhline(0, color="grey", linestyle="--", linewidth=0.8)
         bottom.set_xlabel("games")
-        bottom.set_ylabel("Elo (A - B)")
+        bottom.set_ylabel(f"Elo (A - B), within ±{_ELO_CLIP:g}")
         bottom.legend(loc="best")
     else:
         figure, axes = plt.subplots(figsize=(8, 5))
@@ -105,15 +111,16 @@ def plot_run(
                 above.append(0.0)
                 continue
             elos.append(_clip(estimate.elo))
-            below.append(_clip(estimate.elo) - _clip(estimate.lower))
-            above.append(_clip(estimate.upper) - _clip(estimate.elo))
+            shown = result.tally.interval_holds
+            below.append(_clip(estimate.elo) - _clip(estimate.lower) if shown else 0.0)
+            above.append(_clip(estimate.upper) - _clip(estimate.elo) if shown else 0.0)
         axes.errorbar(xs, elos, yerr=[below, above], marker="o", capsize=4)
         axes.axhline(0, color="grey", linestyle="--", linewidth=0.8)
         positive = [v for v in values if v is not None and v > 0]
         if numeric and len(positive) == len(values) and max(positive) >= 10 * min(positive):
             axes.set_xscale("log")
         axes.set_xlabel(sweep_key)
-        axes.set_ylabel("Elo (A - B), 95% interval")
+        axes.set_ylabel(f"Elo (A - B) within ±{_ELO_CLIP:g}, 95% interval from {FEW_PAIRS} pairs")
     figure.suptitle(title)
     figure.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)

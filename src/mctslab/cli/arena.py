@@ -13,7 +13,7 @@ from rich.text import Text
 
 from mctslab.arena.backends import Backend, InProcess, ProcessPool, RayCluster
 from mctslab.arena.game import GameFailed
-from mctslab.arena.match import Match, PointResult, Sweep, run_match
+from mctslab.arena.match import FEW_PAIRS, Match, PointResult, Sweep, run_match
 from mctslab.arena.openings import parse_openings
 from mctslab.arena.record import RunRecord, default_path
 from mctslab.arena.spec import KINDS, PlayerSpec, parse_player
@@ -217,22 +217,13 @@ def _elo(value: float, digits: int = 1) -> str:
     return f"{0.0:+.{digits}f}" if float(text) == 0.0 else text
 
 
-#: Fewer pairs than this and no interval or LOS is shown: the normal approximation
-#: behind them wants dozens of pairs (two pairs of a win and a loss each gave +0 +/- 17).
-FEW_PAIRS = 20
-
-
-def _few_pairs(result: PointResult) -> bool:
-    return sum(result.tally.pentanomial()) < FEW_PAIRS
-
-
 def _status(match: Match, result: PointResult) -> str:
     tally = result.tally
     text = f"+{tally.wins} ={tally.draws} -{tally.losses}  score {tally.score:.1%}"
     estimate = tally.estimate()
     if estimate is not None:
         text += f"  Elo {_elo(estimate.elo, 0)}"
-        if not _few_pairs(result):
+        if result.tally.interval_holds:
             text += f" [{_elo(estimate.lower, 0)}, {_elo(estimate.upper, 0)}]"
     if match.sprt is not None and result.llr is not None:
         text += (
@@ -299,7 +290,7 @@ def _cells(match: Match, result: PointResult) -> list[tuple[str, str]]:
     cells = [("games", str(tally.games)), ("W-D-L", f"{tally.wins}-{tally.draws}-{tally.losses}")]
     if estimate is not None:
         cells.append(("score", f"{tally.score:.1%}"))
-        if _few_pairs(result):
+        if not result.tally.interval_holds:
             cells.append(("Elo", _elo(estimate.elo)))
         else:
             cells += [
@@ -323,7 +314,7 @@ def _report(match: Match, results: list[PointResult], path: Path) -> None:
     notes = ["A's score and Elo; pairs: LL LD LW+DD DW WW."]
     if match.sprt is not None:
         notes.append(f"SPRT {match.sprt.describe()}.")
-    if any(map(_few_pairs, results)):
+    if not all(result.tally.interval_holds for result in results):
         notes.append(
             f"With fewer than {FEW_PAIRS} pairs no 95% interval or LOS is given: their normal "
             "approximation wants dozens of pairs."
