@@ -14,6 +14,7 @@ from mctslab.core.config import Budget, SearchConfig
 from mctslab.games import make
 from mctslab.players import MCTSPlayer, Player
 from mctslab.protocols import GomocupEnginePlayer, GTPEnginePlayer, NBoardEnginePlayer
+from mctslab.protocols._process import program_name
 from tests.protocols.helpers import mctslab_command, play_game
 
 
@@ -135,3 +136,17 @@ def test_stray_output_is_sent_to_stderr() -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["reply a", "reply b"]
     assert result.stderr.count("stray print") == 2 and result.stderr.count("stray write") == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        (["./pbrain-foo"], "pbrain-foo"),
+        (["python3", "engines/resigner.py", "--fast"], "resigner.py"),
+        (["/usr/bin/python3.11", "-u", "engine.py"], "engine.py"),
+        ([sys.executable, "-m", "mctslab", "gtp", "othello"], "mctslab"),
+        (["python3"], "python3"),
+    ],
+)
+def test_an_engine_is_named_by_its_program_or_its_script(args: list[str], name: str) -> None:
+    assert program_name(args) == name

@@ -8,6 +8,7 @@ engine that talks a lot on stderr never blocks on a full pipe.
 from __future__ import annotations
 
 import queue
+import re
 import shlex
 import subprocess
 import threading
@@ -53,8 +54,13 @@ def command_args(command: str | Sequence[str], owner: str) -> list[str]:
 
 
 def program_name(args: Sequence[str]) -> str:
-    """A short name for the engine: its program's file name."""
-    return Path(args[0]).name or args[0]
+    """A short name for the engine: its program's file name, or its script's when the
+    program is an interpreter (``python3 engine.py`` is ``engine.py``)."""
+    program = Path(args[0]).name or args[0]
+    script = next((arg for arg in args[1:] if not arg.startswith("-")), None)
+    if script is not None and re.fullmatch(r"(python|pypy)[\d.]*(\.exe)?", program.lower()):
+        return Path(script).name or script
+    return program
 
 
 class EngineProcess:
