@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.table import Column, Table
 from rich.text import Text
 
 from mctslab.arena.backends import Backend, InProcess, ProcessPool, RayCluster
@@ -218,17 +218,18 @@ def _elo(value: float, digits: int = 1) -> str:
 
 
 def _status(match: Match, result: PointResult) -> str:
+    """The running score; with an SPRT its LLR next, the figure the test stops on."""
     tally = result.tally
     text = f"+{tally.wins} ={tally.draws} -{tally.losses}  score {tally.score:.1%}"
+    if match.sprt is not None and result.llr is not None:
+        text += (
+            f"  LLR {result.llr:.2f} ({match.sprt.lower_bound:.2f}, {match.sprt.upper_bound:.2f})"
+        )
     estimate = tally.estimate()
     if estimate is not None:
         text += f"  Elo {_elo(estimate.elo, 0)}"
         if result.tally.interval_holds:
             text += f" [{_elo(estimate.lower, 0)}, {_elo(estimate.upper, 0)}]"
-    if match.sprt is not None and result.llr is not None:
-        text += (
-            f"  LLR {result.llr:.2f} ({match.sprt.lower_bound:.2f}, {match.sprt.upper_bound:.2f})"
-        )
     return text
 
 
@@ -236,12 +237,15 @@ def _run(match: Match, record: RunRecord, backend: Backend, *, quiet: bool) -> l
     """Run the match with a live progress bar; a line a game instead when a person is playing
     (on the screen the person reads) or when stderr is no terminal (a log)."""
     plain = quiet or not opt.error_console.is_terminal
+    # In a narrow terminal the bar gives way first and the status is cut at its end;
+    # the game count and the time stay whole.
+    kept = len(f"{match.games}/{match.games}")
     progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[status]}"),
+        TextColumn("{task.description}", table_column=Column(no_wrap=True)),
+        BarColumn(bar_width=None, table_column=Column(ratio=1, min_width=4)),
+        MofNCompleteColumn(table_column=Column(no_wrap=True, min_width=kept)),
+        TimeElapsedColumn(table_column=Column(no_wrap=True, min_width=7)),
+        TextColumn("{task.fields[status]}", table_column=Column(no_wrap=True, overflow="ellipsis")),
         console=opt.error_console,
         disable=plain,
     )
