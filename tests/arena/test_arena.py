@@ -23,7 +23,7 @@ from mctslab.arena.game import GameFailed, GameTask, play_game, run_task
 from mctslab.arena.match import FEW_PAIRS, Match, PointResult, Tally, run_match
 from mctslab.arena.openings import FileOpenings, RandomOpenings, StartPosition
 from mctslab.arena.record import RecordInUseError, RunRecord
-from mctslab.arena.spec import parse_player
+from mctslab.arena.spec import PlayerSpec, parse_player
 from mctslab.cli import app
 from mctslab.games import make
 from mctslab.protocols import EngineError, EngineResignedError, EngineTimeoutError
@@ -514,6 +514,25 @@ def test_an_external_engine_that_resigns_times_out_or_breaks_loses_the_game(
     entry = play_game(task, build=_with_faulty_a(_Faulty(error, when)))
     assert entry["winner"] == 1 and entry["score"] == 0.0 and entry["result"] == "0-1"
     assert entry["reason"] == reason
+
+
+def test_an_engine_that_dies_on_the_last_move_leaves_the_result_as_it_is() -> None:
+    # X (A) wins with c3 from this opening; B's engine dies when told of it.
+    task = GameTask("tictactoe", {}, ("random", "random"), (1, 2), 0, 0, ("a1", "a2", "b2", "b3"))
+
+    c3 = make("tictactoe").parse_move("c3")
+
+    class DiesOnC3(_Faulty):
+        def observe(self, move: int) -> None:
+            if move == c3:
+                raise EngineError("The GTP engine 'x' could not be sent 'play b c3'.")
+
+    def build(player_id: str, spec: PlayerSpec, seed: int | None) -> Any:
+        return _Faulty(c3) if player_id == "A" else DiesOnC3(0)
+
+    entry = play_game(task, build=build)
+    assert entry["moves"] == ["c3"] and entry["reason"] == "three in a row"
+    assert entry["winner"] == 0 and entry["score"] == 1.0
 
 
 def test_another_error_of_a_player_still_stops_the_game() -> None:

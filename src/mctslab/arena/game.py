@@ -146,6 +146,8 @@ def play_game(
                 try:
                     player.observe(move)
                 except EngineError as error:
+                    if state.is_terminal():  # the game is decided: its result stands
+                        continue
                     forfeit = (told, _forfeit_reason(error, PLAYER_IDS[slot_of_seat[told]]))
                     break
     if forfeit is not None:
