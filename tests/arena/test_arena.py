@@ -219,14 +219,15 @@ def test_a_record_without_games_is_started_afresh_by_a_corrected_command(tmp_pat
     missing = tmp_path / "no-such-engine"
     code, output = arena(
         "arena", "tictactoe", "--player", f"engine:gtp={missing}", "--player", "random",
-        "--games", "2", "--out", str(out),
+        "--games", "2", "--seed", "11", "--out", str(out),
     )  # fmt: skip
     assert code == 1  # the engine would not start (the command prints why)
     assert len(read(out)[1]) == 0  # the header alone
-    code, output = arena(*BASE, "--games", "2", "--out", str(out))
+    code, output = arena(*BASE[:-2], "--games", "2", "--out", str(out))
     assert code == 0, output
     header, games = read(out)
     assert header["match"]["players"][0] == MCTS and len(games) == 2
+    assert header["seed"] == 11  # without --seed, the record's, as any resume
 
 
 def test_a_record_in_use_by_another_run_is_refused(tmp_path: Path) -> None:
@@ -245,12 +246,18 @@ def test_a_record_in_use_by_another_run_is_refused(tmp_path: Path) -> None:
         assert record.seed == 1
 
 
-def test_a_file_that_is_no_record_is_refused(tmp_path: Path) -> None:
-    out = tmp_path / "openings.txt"
-    out.write_text("4453\n")
+@pytest.mark.parametrize(
+    "content",
+    [b"4453\n", b"hello\nworld", b"no newline at all", b"\x89PNG\r\n\x1a\n\x00\xff\xfe"],
+)
+def test_a_file_that_is_no_record_is_refused_and_left_as_it_was(
+    tmp_path: Path, content: bytes
+) -> None:
+    out = tmp_path / "not-a-record"
+    out.write_bytes(content)
     code, output = arena(*BASE, "--games", "2", "--out", str(out))
     assert code == 2 and "is not an mctslab arena record; choose another --out" in output
-    assert out.read_text() == "4453\n"
+    assert out.read_bytes() == content
 
 
 def test_the_default_record_is_found_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

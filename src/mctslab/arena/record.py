@@ -87,6 +87,7 @@ class RunRecord:
                 # A run that failed before its first game (an engine that would not start)
                 # left only a header: nothing is lost by starting the record afresh.
                 file.truncate(0)
+                seed = header["seed"] if seed is None else seed
             header = {
                 "type": "header",
                 "format": FORMAT,
@@ -156,36 +157,40 @@ def _lock(file: IO[str], path: Path) -> None:
 
 
 def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The header and game entries of ``path``; a cut-short last line is removed from the file."""
+    """The header and game entries of ``path``; a cut-short last line is removed from the file.
+
+    A file whose first line is no record header is refused before anything is
+    cut from it: ``--out`` may name some other file by mistake.
+    """
     data = path.read_bytes()
+    header_end = data.find(b"\n")
+    try:
+        header = json.loads(data[:header_end]) if header_end >= 0 else None
+    except ValueError:  # not JSON, or not text at all
+        header = None
+    if (
+        not isinstance(header, dict)
+        or header.get("type") != "header"
+        or header.get("format") != FORMAT
+    ):
+        raise ValueError(f"{path} is not an mctslab arena record; choose another --out.")
+    if header.get("version") != VERSION:
+        raise ValueError(
+            f"{path} is an arena record of version {header.get('version')!r}; "
+            f"this mctslab writes version {VERSION}."
+        )
     complete = data[: data.rfind(b"\n") + 1]
     if len(complete) < len(data):
         # The last write was cut short (the process was killed mid-line): drop it.
         with path.open("r+b") as handle:
             handle.truncate(len(complete))
-    lines = complete.decode("utf-8").splitlines()
     entries = []
-    not_a_record = ValueError(f"{path} is not an mctslab arena record; choose another --out.")
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(complete.decode("utf-8").splitlines()[1:], start=2):
         try:
             entries.append(json.loads(line))
         except json.JSONDecodeError as error:
-            if number == 1:
-                raise not_a_record from None
             raise ValueError(f"{path}:{number} is not a JSON line ({error}).") from None
-    first = entries[0] if entries else None
-    if (
-        not isinstance(first, dict)
-        or first.get("type") != "header"
-        or first.get("format") != FORMAT
-    ):
-        raise not_a_record
-    if entries[0].get("version") != VERSION:
-        raise ValueError(
-            f"{path} is an arena record of version {entries[0].get('version')!r}; "
-            f"this mctslab writes version {VERSION}."
-        )
-    return entries[0], [entry for entry in entries[1:] if entry.get("type") == "game"]
+    return header, [entry for entry in entries if entry.get("type") == "game"]
 
 
 def _check_same_match(
