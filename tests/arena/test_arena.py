@@ -376,7 +376,9 @@ def test_sweep_plays_a_match_per_value(tmp_path: Path) -> None:
     code, output = arena(*BASE, "--sweep", "budget=1,2", "--games", "2")
     assert code == 2 and "unknown option 'budget'" in output
     code, output = arena(*BASE, "--sweep", "iterations=10,20,10", "--games", "2")
-    assert code == 2 and "--sweep values must differ: 10 given more than once" in output
+    assert code == 2 and "--sweep values must differ: 10 and 10 are the same player" in output
+    code, output = arena(*BASE, "--sweep", "c=1,1.0", "--games", "2")
+    assert code == 2 and "1 and 1.0 are the same player" in output
 
 
 def test_plot_is_written(tmp_path: Path) -> None:

@@ -104,12 +104,6 @@ class Sweep:
                 f"--sweep takes KEY=V1,V2,... (an option of the first player), e.g. "
                 f"iterations=1000,4000,16000. Got {text!r} instead."
             )
-        repeated = sorted({value for value in values if values.count(value) > 1})
-        if repeated:
-            raise ValueError(
-                f"--sweep values must differ: {', '.join(repeated)} given more than once in "
-                f"{text!r}."
-            )
         return cls(key.strip().replace("-", "_"), values)
 
 
@@ -129,7 +123,18 @@ class Match:
         """``(swept value, player A)`` at each sweep point (one point, None, without a sweep)."""
         if self.sweep is None:
             return [(None, self.players[0])]
-        return [(v, self.players[0].with_option(self.sweep.key, v)) for v in self.sweep.values]
+        points: list[tuple[str | None, PlayerSpec]] = [
+            (v, self.players[0].with_option(self.sweep.key, v)) for v in self.sweep.values
+        ]
+        first: dict[str, str | None] = {}
+        for value, spec in points:
+            if spec.text in first:
+                raise ValueError(
+                    f"--sweep values must differ: {first[spec.text]} and {value} are the same "
+                    f"player ({spec.text})."
+                )
+            first[spec.text] = value
+        return points
 
     def title(self) -> str:
         """``"game: A = spec vs B = spec"``; a swept option is named, not given its base value."""
