@@ -544,6 +544,14 @@ def test_an_engine_that_dies_on_the_last_move_leaves_the_result_as_it_is() -> No
     assert entry["winner"] == 0 and entry["score"] == 1.0
 
 
+def test_an_engine_that_dies_while_told_the_opening_loses_the_game() -> None:
+    task = GameTask("tictactoe", {}, ("random", "random"), (1, 2), 0, 0, ("a1", "a2"))
+    broken = EngineError("The GTP engine 'x' closed its output while we waited for play b A1.")
+    entry = play_game(task, build=_with_faulty_a(_Faulty(broken, "observe")))
+    assert entry["moves"] == [] and entry["winner"] == 1 and entry["score"] == 0.0
+    assert entry["reason"] == f"A forfeits: {broken}"
+
+
 def test_another_error_of_a_player_still_stops_the_game() -> None:
     task = GameTask("tictactoe", {}, ("random", "random"), (1, 2), 0, 0, ())
     with pytest.raises(ZeroDivisionError):

@@ -117,21 +117,36 @@ def play_game(
             stack.callback(players[-1].close)
         for player in players:
             player.start(state.clone())
-        for text in task.opening:
-            move = state.parse_move(text)
-            state.apply(move)
-            for player in players:
-                player.observe(move)
         moves: list[str] = []
         seconds: list[float] = []
         forfeit: tuple[int, str] | None = None
+
+        def forfeit_of(seat: int, error: EngineError) -> tuple[int, str]:
+            return seat, _forfeit_reason(error, PLAYER_IDS[slot_of_seat[seat]])
+
+        def tell(move: int) -> tuple[int, str] | None:
+            """Tell every player ``move``: the forfeit of an engine that broke on it, if any."""
+            for seat, player in enumerate(players):
+                try:
+                    player.observe(move)
+                except EngineError as error:
+                    if not state.is_terminal():  # a decided game's result stands
+                        return forfeit_of(seat, error)
+            return None
+
+        for text in task.opening:
+            move = state.parse_move(text)
+            state.apply(move)
+            forfeit = tell(move)
+            if forfeit is not None:
+                break
         while forfeit is None and not state.is_terminal():
             seat = state.current_player
             began = perf_counter()
             try:
                 move = players[seat].choose(state.clone())
             except EngineError as error:
-                forfeit = (seat, _forfeit_reason(error, PLAYER_IDS[slot_of_seat[seat]]))
+                forfeit = forfeit_of(seat, error)
                 break
             elapsed = round(perf_counter() - began, 6)
             if interrupted is not None and interrupted():
@@ -142,14 +157,7 @@ def play_game(
             seconds.append(elapsed)
             moves.append(state.move_to_str(move))
             state.apply(move)
-            for told, player in enumerate(players):
-                try:
-                    player.observe(move)
-                except EngineError as error:
-                    if state.is_terminal():  # the game is decided: its result stands
-                        continue
-                    forfeit = (told, _forfeit_reason(error, PLAYER_IDS[slot_of_seat[told]]))
-                    break
+            forfeit = tell(move)
     if forfeit is not None:
         winner: int | None = 1 - forfeit[0]
         reason = forfeit[1]
