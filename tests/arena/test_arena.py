@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from mctslab.arena import openings as openings_module
 from mctslab.arena.backends import InProcess, ProcessPool
 from mctslab.arena.game import GameFailed, GameTask, play_game, run_task
-from mctslab.arena.match import FEW_PAIRS, Match, PointResult, Tally, run_match
+from mctslab.arena.match import FEW_PAIRS, Match, PointResult, Sweep, Tally, run_match
 from mctslab.arena.openings import FileOpenings, RandomOpenings, StartPosition
 from mctslab.arena.record import RecordInUseError, RunRecord
 from mctslab.arena.spec import PlayerSpec, parse_player
@@ -104,7 +104,8 @@ def test_enough_pairs_give_an_interval_and_an_odd_game_is_said_to_count_in_the_s
     )  # fmt: skip
     assert code == 0, output
     assert "│ Elo [95%] │" in output and "│ LOS │" in output and "fewer than 20" not in output
-    assert "1 game without a colour-swapped partner (an odd --games) counts in W-D-L" in output
+    unpaired = "(an odd --games, or an SPRT that stopped mid-pair) counts in W-D-L and score"
+    assert f"1 game without a colour-swapped partner {unpaired}" in output
     _, games = read(out)
     wins = sum(g["score"] == 1.0 for g in games)
     draws = sum(g["score"] == 0.5 for g in games)
@@ -390,6 +391,30 @@ def test_plot_is_written(tmp_path: Path) -> None:
     assert arena(*args, "--out", str(tmp_path / "sweep.jsonl"))[0] == 0
     for path in (single, swept):
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_sweep_table_has_one_elo_column_when_only_some_points_have_an_interval() -> None:
+    from rich.console import Console
+
+    from mctslab.cli.arena import _table
+
+    def point(value: str, pairs: int) -> PointResult:
+        tally = Tally()
+        for pair in range(pairs):
+            tally.add(pair, 1.0)
+            tally.add(pair, 0.5)
+        return PointResult(value, parse_player(f"mcts:iterations={value}"), tally)
+
+    match = Match(
+        game="tictactoe", params={}, players=(parse_player(MCTS), parse_player("random")),
+        openings=StartPosition(), games=60, sweep=Sweep.parse("iterations=10,20"),
+    )  # fmt: skip
+    console = Console(width=200, record=True)
+    console.print(_table(match, [point("10", 3), point("20", FEW_PAIRS + 5)]))
+    header = console.export_text().splitlines()[1]
+    assert [cell.strip() for cell in header.split("┃")[1:-1]] == [
+        "iterations", "games", "W-D-L", "score", "Elo [95%]", "LOS", "pairs",
+    ]  # fmt: skip
 
 
 def test_the_plotted_interval_starts_where_the_table_shows_one() -> None:

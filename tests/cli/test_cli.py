@@ -337,6 +337,7 @@ def test_an_engine_that_resigns_loses_the_game(tmp_path: Path) -> None:
     )  # fmt: skip
     assert code == 0, output
     assert "resigns." in output and "Result: X wins (O resigned) after 1 move." in output
+    assert "to move" not in output.split("resigns.")[1]  # the game is over
     assert '[Result "1-0"]' in save.read_text()
 
 

@@ -146,6 +146,8 @@ def test_stray_output_is_sent_to_stderr() -> None:
         (["/usr/bin/python3.11", "-u", "engine.py"], "engine.py"),
         ([sys.executable, "-m", "mctslab", "gtp", "othello"], "mctslab"),
         (["python3"], "python3"),
+        (["python3", "-W", "ignore", "-X", "dev", "engine.py"], "engine.py"),
+        (["python3", "-c", "import engine; engine.main()"], "python3"),
     ],
 )
 def test_an_engine_is_named_by_its_program_or_its_script(args: list[str], name: str) -> None:

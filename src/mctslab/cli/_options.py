@@ -50,7 +50,7 @@ def _in_range(
     if not (math.isfinite(value) and (value > low if above else value >= low) and value <= high):
         bound = f"more than {low:g}" if above else f"at least {low:g}"
         if high < math.inf:
-            bound += f" and at most {high:,.0f}"
+            bound += f" and at most {math.floor(high):,}"
         raise typer.BadParameter(f"must be a finite number {bound}; got {value:g}.")
     return value
 

@@ -217,6 +217,11 @@ def _elo(value: float, digits: int = 1) -> str:
     return f"{0.0:+.{digits}f}" if float(text) == 0.0 else text
 
 
+def _label(match: Match, value: str | None) -> str:
+    """What a point is called in the progress display: "A vs B", or "KEY=VALUE" in a sweep."""
+    return "A vs B" if match.sweep is None else f"{match.sweep.key}={value}"
+
+
 def _status(match: Match, result: PointResult) -> str:
     """The running score; with an SPRT its LLR next, the figure the test stops on."""
     tally = result.tally
@@ -240,8 +245,12 @@ def _run(match: Match, record: RunRecord, backend: Backend, *, quiet: bool) -> l
     # In a narrow terminal the bar gives way first and the status is cut at its end;
     # the game count and the time stay whole.
     kept = len(f"{match.games}/{match.games}")
+    labels = [_label(match, value) for value, _ in match.points()]
     progress = Progress(
-        TextColumn("{task.description}", table_column=Column(no_wrap=True)),
+        TextColumn(
+            "{task.description}",
+            table_column=Column(no_wrap=True, min_width=max(map(len, labels))),
+        ),
         BarColumn(bar_width=None, table_column=Column(ratio=1, min_width=4)),
         MofNCompleteColumn(table_column=Column(no_wrap=True, min_width=kept)),
         TimeElapsedColumn(table_column=Column(no_wrap=True, min_width=7)),
@@ -250,12 +259,13 @@ def _run(match: Match, record: RunRecord, backend: Backend, *, quiet: bool) -> l
         disable=plain,
     )
     tasks: dict[str | None, Any] = {}
-    swept = "" if match.sweep is None else match.sweep.key
 
     def on_point(result: PointResult) -> None:
-        label = "A vs B" if result.sweep_value is None else f"{swept}={result.sweep_value}"
         tasks[result.sweep_value] = progress.add_task(
-            label, total=match.games, completed=result.tally.games, status=_status(match, result)
+            _label(match, result.sweep_value),
+            total=match.games,
+            completed=result.tally.games,
+            status=_status(match, result),
         )
 
     def on_game(entry: dict[str, Any], result: PointResult) -> None:
@@ -265,7 +275,7 @@ def _run(match: Match, record: RunRecord, backend: Backend, *, quiet: bool) -> l
             status=_status(match, result),
         )
         if plain:
-            point = "" if result.sweep_value is None else f"{swept}={result.sweep_value}, "
+            point = "" if result.sweep_value is None else f"{_label(match, result.sweep_value)}, "
             score = float(entry["score"])
             who = "a draw" if score == 0.5 else ("A wins" if score == 1.0 else "B wins")
             (opt.console if quiet else opt.error_console).print(
@@ -287,15 +297,19 @@ def _verdict(match: Match, result: PointResult) -> str:
     return "inconclusive" if result.tally.games >= match.games else "unfinished"
 
 
-def _cells(match: Match, result: PointResult) -> list[tuple[str, str]]:
-    """One point's figures as ``(label, text)``."""
+def _cells(match: Match, result: PointResult, *, intervals: bool) -> list[tuple[str, str]]:
+    """One point's figures as ``(label, text)``; with ``intervals`` (some point of the table
+    has pairs enough) the Elo and LOS columns are those of an interval, left empty here
+    when this point has too few pairs."""
     tally = result.tally
     estimate = tally.estimate()
     cells = [("games", str(tally.games)), ("W-D-L", f"{tally.wins}-{tally.draws}-{tally.losses}")]
     if estimate is not None:
         cells.append(("score", f"{tally.score:.1%}"))
-        if not result.tally.interval_holds:
+        if not intervals:
             cells.append(("Elo", _elo(estimate.elo)))
+        elif not tally.interval_holds:
+            cells += [("Elo [95%]", _elo(estimate.elo)), ("LOS", "")]
         else:
             cells += [
                 (
@@ -330,7 +344,8 @@ def _report(match: Match, results: list[PointResult], path: Path) -> None:
     )
     if unpaired:
         notes.append(
-            f"{opt.counted(unpaired, 'game')} without a colour-swapped partner (an odd --games) "
+            f"{opt.counted(unpaired, 'game')} without a colour-swapped partner (an odd --games, "
+            "or an SPRT that stopped mid-pair) "
             f"{'counts' if unpaired == 1 else 'count'} in W-D-L and score, not in pairs or Elo."
         )
     opt.console.print(" ".join(notes))
@@ -344,10 +359,11 @@ def _table(match: Match, results: list[PointResult]) -> Table:
         table.add_column("")
         table.add_column("", justify="right")
         table.show_header = False
-        for label, text in _cells(match, results[0]):
+        for label, text in _cells(match, results[0], intervals=results[0].tally.interval_holds):
             table.add_row(label, text)
         return table
-    rows = [_cells(match, result) for result in results]
+    intervals = any(result.tally.interval_holds for result in results)
+    rows = [_cells(match, result, intervals=intervals) for result in results]
     labels = list(dict.fromkeys(label for row in rows for label, _ in row))
     table.add_column(match.sweep.key, justify="right")
     for label in labels:

@@ -210,7 +210,7 @@ class _Game:
             mover = self.state.spec.player_names[before.current_player]
             opt.console.print(f"Last move: {mover} {before.move_to_str(moves[-1])}")
         # Othello's and countdown's boards say whose turn it is themselves.
-        if not self.state.is_terminal() and "to move" not in board:
+        if not self.state.is_terminal() and self.resigned is None and "to move" not in board:
             opt.console.print(f"{self.state.spec.player_names[self.state.current_player]} to move.")
 
     def _think(self) -> int | None:
@@ -289,17 +289,20 @@ class _Game:
         self._show()
         outcome = self.state.outcome()
         names = self.state.spec.player_names
+        winner: int | None = None
         if self.resigned is not None:
-            verdict = f"{names[1 - self.resigned]} wins ({names[self.resigned]} resigned)"
-        elif outcome is None:
+            winner, reason = 1 - self.resigned, f"{names[self.resigned]} resigned"
+        elif outcome is not None:
+            winner, reason = outcome.winner, outcome.reason
+        if self.resigned is None and outcome is None:
             verdict = "unfinished"
-        elif outcome.winner is None:
-            verdict = f"draw ({outcome.reason})"
+        elif winner is None:
+            verdict = f"draw ({reason})"
         else:
-            who = names[outcome.winner]
+            who = names[winner]
             if self.human is not None:
-                who += " (you)" if outcome.winner == self.human else " (the AI)"
-            verdict = f"{who} wins ({outcome.reason})"
+                who += " (you)" if winner == self.human else " (the AI)"
+            verdict = f"{who} wins ({reason})"
         record = self.initial.clone()
         notation = []
         for move in self.prefix + self.history:

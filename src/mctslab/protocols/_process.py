@@ -57,10 +57,13 @@ def program_name(args: Sequence[str]) -> str:
     """A short name for the engine: its program's file name, or its script's when the
     program is an interpreter (``python3 engine.py`` is ``engine.py``)."""
     program = Path(args[0]).name or args[0]
-    script = next((arg for arg in args[1:] if not arg.startswith("-")), None)
-    if script is not None and re.fullmatch(r"(python|pypy)[\d.]*(\.exe)?", program.lower()):
-        return Path(script).name or script
-    return program
+    if not re.fullmatch(r"(python|pypy)[\d.]*(\.exe)?", program.lower()):
+        return program
+    rest = list(args[1:])
+    if "-m" in rest[:-1]:
+        return rest[rest.index("-m") + 1]
+    script = next((arg for arg in rest if arg.endswith((".py", ".pyw"))), None)
+    return program if script is None else Path(script).name
 
 
 class EngineProcess:
