@@ -54,6 +54,15 @@ def test_list_commands_holds_the_required_ones_and_all_are_known() -> None:
         assert talk(engine, f"known_command {command}") == ["= true", ""]
 
 
+def test_a_malformed_vertex_is_a_syntax_error_even_out_of_turn() -> None:
+    engine = GTPEngine(thinker(), "tictactoe")
+    assert responses(engine, "1 play black b2", "2 play black i9", "3 play black d1") == [
+        "=1",
+        "?2 syntax error: 'i9' is not a GTP vertex (a letter other than I, a number)",
+        "?3 syntax error: d1 is off the 3x3 board",
+    ]
+
+
 def test_a_game_of_tictactoe_with_undo_and_errors() -> None:
     engine = GTPEngine(thinker(), "tictactoe")
     assert responses(
