@@ -24,6 +24,7 @@ from mctslab.arena.match import FEW_PAIRS, Match, PointResult, Sweep, Tally, run
 from mctslab.arena.openings import FileOpenings, RandomOpenings, StartPosition
 from mctslab.arena.record import RecordInUseError, RunRecord
 from mctslab.arena.spec import PlayerSpec, parse_player
+from mctslab.arena.stats import SPRT
 from mctslab.cli import app
 from mctslab.games import make
 from mctslab.protocols import EngineError, EngineResignedError, EngineTimeoutError
@@ -389,7 +390,10 @@ def test_plot_is_written(tmp_path: Path) -> None:
     assert arena(*args)[0] == 0
     args = [*BASE, "--games", "2", "--sweep", "iterations=10,100", "--plot", str(swept)]
     assert arena(*args, "--out", str(tmp_path / "sweep.jsonl"))[0] == 0
-    for path in (single, swept):
+    tested = tmp_path / "sprt.png"
+    args = [*BASE, "--games", "4", "--sprt", "elo0=0,elo1=50", "--plot", str(tested)]
+    assert arena(*args, "--out", str(tmp_path / "sprt.jsonl"))[0] == 0
+    for path in (single, swept, tested):
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -424,10 +428,15 @@ def test_the_plotted_interval_starts_where_the_table_shows_one() -> None:
     for pair in range(FEW_PAIRS + 5):
         tally.add(pair, 1.0)
         tally.add(pair, 0.5 if pair % 2 else 0.0)
-    games, _, elos, lows, highs = _running(PointResult(None, parse_player("random"), tally))
+    point = PointResult(None, parse_player("random"), tally)
+    games, _, elos, lows, highs, llrs = _running(point)
     shown = [game for game, low, high in zip(games, lows, highs, strict=True) if low <= high]
     assert shown == list(range(2 * FEW_PAIRS, 2 * FEW_PAIRS + 11))
-    assert all(math.isfinite(elo) for elo in elos)
+    assert all(math.isfinite(elo) for elo in elos) and llrs == []
+    # With an SPRT, its LLR after each game: the last is the whole match's.
+    sprt = SPRT.parse("elo0=0,elo1=50")
+    llrs = _running(point, sprt)[5]
+    assert len(llrs) == len(games) and llrs[-1] == sprt.llr(tally.pentanomial())
 
 
 def test_a_person_can_play_in_the_arena(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mctslab.arena.match import FEW_PAIRS, PointResult, Tally
+from mctslab.arena.stats import SPRT
 
 #: Elo bounds beyond this are drawn at it (an interval can be unbounded at a score of 0 or 1).
 _ELO_CLIP = 1000.0
@@ -35,13 +36,16 @@ def _clip(elo: float) -> float:
 
 
 def _running(
-    result: PointResult,
-) -> tuple[list[int], list[float], list[float], list[float], list[float]]:
-    """Games, score, Elo and its interval after each game, in the order the games finished."""
+    result: PointResult, sprt: SPRT | None = None
+) -> tuple[list[int], list[float], list[float], list[float], list[float], list[float]]:
+    """Games, score, Elo, its interval and the SPRT's LLR (none without one) after each game,
+    in the order the games finished."""
     tally = Tally()
-    games, scores, elos, lows, highs = [], [], [], [], []
+    games, scores, elos, lows, highs, llrs = [], [], [], [], [], []
     for pair, score in result.tally.results:
         tally.add(pair, score)
+        if sprt is not None:
+            llrs.append(sprt.llr(tally.pentanomial()))
         estimate = tally.estimate()
         assert estimate is not None  # there is a game
         games.append(tally.games)
@@ -50,7 +54,7 @@ def _running(
         # As in the table: no interval from too few pairs (a gap in the band).
         lows.append(_clip(estimate.lower) if tally.interval_holds else math.nan)
         highs.append(_clip(estimate.upper) if tally.interval_holds else math.nan)
-    return games, scores, elos, lows, highs
+    return games, scores, elos, lows, highs, llrs
 
 
 def plot_path(path: Path) -> Path:
@@ -73,13 +77,21 @@ def plot_path(path: Path) -> Path:
 
 
 def plot_run(
-    results: Sequence[PointResult], path: Path, *, title: str, sweep_key: str | None
+    results: Sequence[PointResult],
+    path: Path,
+    *,
+    title: str,
+    sweep_key: str | None,
+    sprt: SPRT | None = None,
 ) -> None:
-    """Draw the run to ``path`` (any format matplotlib writes: .png, .svg, .pdf)."""
+    """Draw the run to ``path`` (any format matplotlib writes: .png, .svg, .pdf); a match
+    with an SPRT gets its LLR and bounds too."""
     plt = _pyplot()
     if sweep_key is None:
-        figure, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(8, 6))
-        games, scores, elos, lows, highs = _running(results[0])
+        rows = 2 if sprt is None else 3
+        figure, axes = plt.subplots(rows, 1, sharex=True, figsize=(8, 3 * rows))
+        top, bottom = axes[0], axes[1]
+        games, scores, elos, lows, highs, llrs = _running(results[0], sprt)
         top.plot(games, scores, color="tab:blue")
         top.axhline(0.5, color="grey", linestyle="--", linewidth=0.8)
         top.set_ylabel("score of A")
@@ -94,9 +106,16 @@ def plot_run(
         )
         bottom.plot(games, elos, color="tab:orange", label="Elo difference")
         bottom.axhline(0, color="grey", linestyle="--", linewidth=0.8)
-        bottom.set_xlabel("games")
         bottom.set_ylabel(f"Elo (A - B), within ±{_ELO_CLIP:g}")
         bottom.legend(loc="best")
+        if sprt is not None:
+            axes[2].plot(games, llrs, color="tab:green")
+            for bound, verdict in ((sprt.lower_bound, "H0"), (sprt.upper_bound, "H1")):
+                axes[2].axhline(bound, color="grey", linestyle="--", linewidth=0.8)
+                axes[2].annotate(verdict, (0, bound), xytext=(2, 2), textcoords="offset points")
+            axes[2].set_ylabel("log-likelihood ratio")
+            axes[2].set_title(f"SPRT {sprt.describe()}", fontsize="small")
+        axes[-1].set_xlabel("games")
     else:
         figure, axes = plt.subplots(figsize=(8, 5))
         values = [_number(result.sweep_value) for result in results]

@@ -70,8 +70,9 @@ def arena(
     plot: Annotated[
         Path | None,
         typer.Option(
-            help="Draw score and Elo over the games (or Elo per sweep value) to FILE.png, .svg, "
-            ".pdf or another format matplotlib writes (.png when FILE has no suffix)."
+            help="Draw score, Elo (and with --sprt the LLR) over the games, or Elo per sweep "
+            "value, to FILE.png, .svg, .pdf or another format matplotlib writes (.png when FILE "
+            "has no suffix)."
         ),
     ] = None,
     sweep: Annotated[
@@ -384,6 +385,7 @@ def _plot(match: Match, results: list[PointResult], path: Path) -> None:
             path,
             title=match.title(),
             sweep_key=None if match.sweep is None else match.sweep.key,
+            sprt=match.sprt,
         )
     except (OSError, RuntimeError) as error:  # an unwritable place; pgf without LaTeX
         opt.fail(f"cannot draw the plot to {path} (the record is kept): {error}")
