@@ -7,6 +7,7 @@ import math
 import os
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -631,6 +632,16 @@ def test_a_crashing_game_stops_the_run_and_names_the_game(tmp_path: Path) -> Non
     pool = ProcessPool(1)
     with pytest.raises(GameFailed, match="Game 7 stopped on an error"):
         list(pool.play(iter([task])))
+
+
+def test_a_ray_address_where_nothing_answers_fails_at_once(tmp_path: Path) -> None:
+    pytest.importorskip("ray")  # Ray itself would retry without end
+    with socket.socket() as bound:  # a port that is taken but takes no connections
+        bound.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{bound.getsockname()[1]}"
+        args = [*BASE, "--games", "2", "--ray", address, "--out", str(tmp_path / "r.jsonl")]
+        code, output = arena(*args)
+    assert code == 2 and f"cannot start or reach Ray at '{address}': nothing answers" in output
 
 
 def test_ray_backend_plays_the_same_games(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import socket
 import threading
 from collections.abc import Iterator
 from typing import Any, Protocol
@@ -151,6 +152,21 @@ class ProcessPool:
             result_queue.close()
 
 
+#: Seconds to wait for a Ray cluster's port to answer (Ray itself retries without end).
+_RAY_CONNECT_SECONDS = 10.0
+
+
+def _check_reachable(address: str) -> None:
+    """Raise ConnectionError if ``address`` names a HOST:PORT that does not accept connections."""
+    host, colon, port = address.rpartition(":")
+    if address in ("auto", "local") or "://" in address or not colon or not port.isdigit():
+        return  # Ray finds, starts or reaches these itself
+    try:
+        socket.create_connection((host, int(port)), timeout=_RAY_CONNECT_SECONDS).close()
+    except OSError as error:
+        raise ConnectionError(f"nothing answers at {address} ({error})") from None
+
+
 class RayCluster:
     """Games as Ray tasks, on a cluster (``address``) or a local Ray instance.
 
@@ -170,6 +186,7 @@ class RayCluster:
         self._ray = ray
         self._started = False
         if not ray.is_initialized():
+            _check_reachable(address)
             ray.init(address=None if address == "local" else address, log_to_driver=False)
             self._started = True
         self.slots = slots or max(1, int(ray.cluster_resources().get("CPU", 1)))
