@@ -162,7 +162,7 @@ def _check_reachable(address: str) -> None:
     if address in ("auto", "local") or "://" in address or not colon or not port.isdigit():
         return  # Ray finds, starts or reaches these itself
     try:
-        socket.create_connection((host, int(port)), timeout=_RAY_CONNECT_SECONDS).close()
+        socket.create_connection((host.strip("[]"), int(port)), _RAY_CONNECT_SECONDS).close()
     except OSError as error:
         raise ConnectionError(f"nothing answers at {address} ({error})") from None
 
