@@ -102,6 +102,15 @@ def test_comments_blank_lines_and_spacing_are_tolerated() -> None:
     assert record.tags == {"Event": "club night"}
 
 
+def test_a_hash_before_a_digit_is_a_numbers_move_not_a_comment() -> None:
+    # The numbers game writes its i-th choice "#i" (its error messages suggest it).
+    start = make("numbers")
+    chosen = parse_moves(start, "#0 #3 # then a comment")
+    assert chosen == parse_moves(start, "+20 -27")
+    record = load_record("numbers  # the game\n#0 #3  #1  # a comment\n")
+    assert record.notation() == ["+20", "-27", "-16"]  # choices +2 -2 +3 -3, times the turn
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

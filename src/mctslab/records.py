@@ -3,7 +3,7 @@
 A record names the game and its parameters, may carry tags, and lists the
 moves from the game's start position (``docs/records.md`` describes it in full)::
 
-    # Comments run from '#' to the end of the line; blank lines are ignored.
+    # Comments run from '#' (not before a digit) to the end of the line.
     gomoku width=15 height=15 k=5
     [Black "you"]
     [White "mcts-compiled"]
@@ -130,13 +130,23 @@ def dump_record(
     return "\n".join(lines) + "\n"
 
 
+#: A comment runs from a "#" to the end of the line, but for "#" and a digit: a move
+#: of the numbers game (``#2``, its third choice), as its own notation allows.
+_COMMENT = re.compile(r"#(?!\d).*")
+
+
+def strip_comment(line: str) -> str:
+    """``line`` without its comment."""
+    return _COMMENT.sub("", line)
+
+
 def load_record(text: str) -> GameRecord:
     """Read a record (see the module docstring); raises :class:`RecordError` if it is corrupt."""
     header: tuple[int, str] | None = None
     tags: dict[str, str] = {}
     move_lines: list[tuple[int, str]] = []
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip()
+        line = strip_comment(raw).strip()
         if not line:
             continue
         if header is None:
@@ -169,7 +179,7 @@ def parse_moves(state: State, text: str) -> list[int]:
     lines = text.splitlines()
     for number, line in enumerate(lines, start=1):
         where = f"line {number}, " if len(lines) > 1 else ""
-        moves.extend(_play_line(position, line.split("#", 1)[0], where, len(moves)))
+        moves.extend(_play_line(position, strip_comment(line), where, len(moves)))
     return moves
 
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.games._base import State
-from mctslab.records import parse_moves
+from mctslab.records import parse_moves, strip_comment
 
 #: Simulations of the quick search that judges a random opening.
 BALANCE_ITERATIONS = 2000
@@ -145,7 +145,7 @@ class FileOpenings:
             raise ValueError(f"Cannot read the openings file {str(path)!r}: {error}") from None
         self.lines: list[tuple[str, ...]] = []
         for number, line in enumerate(text.splitlines(), start=1):
-            words = _move_words(line.split("#", 1)[0], start.spec.name)
+            words = _move_words(strip_comment(line), start.spec.name)
             if not words:
                 continue
             try:
