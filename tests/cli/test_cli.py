@@ -83,6 +83,17 @@ def test_play_searches_within_the_memory_cap_and_its_time(monkeypatch: pytest.Mo
     assert "'--memory-mb'" in run("play", "tictactoe", "--memory-mb", "0.5")[1]
 
 
+def test_analyze_shows_the_start_of_a_long_principal_variation() -> None:
+    args = ["analyze", "countdown", "--start", "1000", "--iterations", "2000", "--seed", "1"]
+    code, output = run(*args, "--json")
+    assert code == 0, output
+    pv = json.loads(output)["pv"]
+    assert len(pv) > 20  # deep down, countdown's line is nearly random: not worth a screen
+    code, output = run(*args)
+    shown = " ".join(pv[:20]) + f" … ({len(pv) - 20} more)"
+    assert code == 0 and f"principal variation: {shown}" in " ".join(output.split())
+
+
 def test_analyze_table_output() -> None:
     code, output = run("analyze", "connect4", "--iterations", "500", "--engine", "python")
     assert code == 0, output
@@ -107,6 +118,10 @@ def test_analyze_table_output() -> None:
         (["analyze", "tictactoe", "--c", "-1"], "'--c'"),
         (["analyze", "tictactoe", "--engine", "gpu"], "choose compiled or python; got 'gpu'"),
         (["analyze", "tictactoe", "--moves", "a1 a2 b1 b2 c1"], "the game is already over"),
+        (
+            ["analyze", "numbers", "--moves", "+20 -18 +16 -14 +12 -10 +8 -6 +4 -2"],
+            "the game is already over (all turns played; value 10",
+        ),
         (["analyze", "tictactoe", "--top", "0"], "--top"),
         (["analyze", "tictactoe", "--workers", "0"], "--workers"),
         (["play", "numbers"], "numbers is not a two-player game"),

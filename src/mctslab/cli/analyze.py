@@ -53,12 +53,13 @@ def analyze(
     if state.is_terminal():
         outcome = state.outcome()
         assert outcome is not None  # a terminal state has one
-        ended = (
-            "a draw"
-            if outcome.winner is None
-            else f"won by {state.spec.player_names[outcome.winner]}"
-        )
-        opt.fail(f"the game is already over ({ended}: {outcome.reason}); nothing to analyse.")
+        if state.spec.num_players == 1:
+            ended = outcome.reason
+        elif outcome.winner is None:
+            ended = f"a draw: {outcome.reason}"
+        else:
+            ended = f"won by {state.spec.player_names[outcome.winner]}: {outcome.reason}"
+        opt.fail(f"the game is already over ({ended}); nothing to analyse.")
     player = opt.mcts_player(
         engine,
         opt.search_config(seed, c),
@@ -80,6 +81,11 @@ def analyze(
         _print_report(result, state.spec.player_names[state.current_player], top)
 
 
+#: Moves of the principal variation the table shows (--json gives it whole); deep down a long
+#: game's line (countdown from 1,000) the visits are few and the moves close to random.
+PV_SHOWN = 20
+
+
 def _print_report(result: SearchResult, to_move: str, top: int) -> None:
     opt.console.print(
         f"{to_move} to move: best {result.best_notation}, value {result.value:.1%} "
@@ -87,7 +93,11 @@ def _print_report(result: SearchResult, to_move: str, top: int) -> None:
         f"{result.sims_per_second:,.0f}/s, {result.engine} engine"
         + ("; the tree filled --memory-mb)" if result.stopped_by == "memory" else ")")
     )
-    opt.console.print("principal variation: " + " ".join(result.pv_notation))
+    pv = result.pv_notation
+    shown = " ".join(pv[:PV_SHOWN]) + (
+        f" … ({len(pv) - PV_SHOWN} more)" if len(pv) > PV_SHOWN else ""
+    )
+    opt.console.print("principal variation: " + shown)
     table = Table()
     table.add_column("move")
     table.add_column("visits", justify="right")

@@ -12,7 +12,11 @@ def tree_to_dot(view: TreeView, *, title: str = "") -> str:
     """DOT source for ``view``: one box per node with move, visits and mean value.
 
     Edges are drawn thicker for more visited children; a node whose children
-    were cut from the snapshot says how many it has.
+    were cut from the snapshot says how many it has. The root shows no value:
+    values belong to the player who moved into a node. A search with
+    transpositions keeps one node per position, so a position reached by
+    several move orders is drawn under each parent that reaches it, and the
+    visits below a node can add up to more than its own.
     """
     try:
         import graphviz
@@ -28,7 +32,9 @@ def tree_to_dot(view: TreeView, *, title: str = "") -> str:
     next_id = 1
     while stack:
         name, node = stack.pop()
-        label = f"{node.move or 'root'}\\nvisits {node.visits}\\nvalue {node.value:.3f}"
+        label = f"{node.move or 'root'}\\nvisits {node.visits}"
+        if node.move is not None:
+            label += f"\\nvalue {node.value:.3f}"
         hidden = node.expanded - len(node.children)
         if hidden > 0:
             label += f"\\n(+{hidden} more)"
