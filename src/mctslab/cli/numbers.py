@@ -123,13 +123,16 @@ def _level(level: int, state: NumbersState, result: SearchResult, quiet: bool) -
     entry = {
         "level": level,
         "simulations": result.simulations,
+        "stopped_by": result.stopped_by,
         "children": children,
         "best": {**_describe(best), "move": result.best_notation},
     }
     if not quiet:
         table = Table(
             title=f"level {level}: {opt.counted(len(children), 'child', 'children')}, "
-            f"{opt.counted(result.simulations, 'simulation')}",
+            f"{opt.counted(result.simulations, 'simulation')}"
+            # The tree's exact reward sums count up to a cap (docs/decisions.md).
+            + (" (stopped at the tree's visit cap)" if result.stopped_by == "visits" else ""),
             title_justify="left",
         )
         for column in ("child", "move", "value", "moves", "visits", "mean reward"):
