@@ -149,6 +149,11 @@ def test_analyze_table_output() -> None:
         (["nboard", "--iterations", "0"], "'--iterations'"),
         (["brain", "--seconds", "nan"], "'--seconds': must be a finite number more"),
         (["brain", "--c", "-0.1"], "'--c': must be a finite number at least 0"),
+        (["numbers", "--levels", "0"], "'--levels'"),
+        (["numbers", "--num-sims", "0"], "'--num-sims'"),
+        (["numbers", "--policy", "foo"], "'--policy': choose uct or coinflip; got 'foo'"),
+        (["analyze", "tictactoe", "--seed", "-1"], "'--seed'"),
+        (["arena", "tictactoe", "-p", "random", "-p", "random", "--seed", "-1"], "'--seed'"),
     ],
 )
 def test_bad_input_gets_a_clear_error(args: list[str], message: str) -> None:

@@ -113,7 +113,7 @@ Engine = Annotated[
 Workers = Annotated[
     int, typer.Option(help="Processes searching in parallel (compiled engine).", min=1)
 ]
-Seed = Annotated[int | None, typer.Option(help="Random seed, for reproducible searches.")]
+Seed = Annotated[int | None, typer.Option(help="Random seed, for reproducible searches.", min=0)]
 Exploration = Annotated[
     float | None,
     typer.Option(

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_args
 
 import typer
 from rich.table import Table
 
 from mctslab.cli import _options as opt
-from mctslab.core.config import COINFLIP_C, Budget
+from mctslab.core.config import COINFLIP_C, Budget, TreePolicy
 from mctslab.core.result import SearchResult
 
 if TYPE_CHECKING:
@@ -20,11 +20,21 @@ if TYPE_CHECKING:
 TREE_SUFFIXES = (".svg", ".png", ".pdf", ".dot")
 
 
+def _policy_name(value: str) -> str:
+    policies = get_args(TreePolicy)
+    if value not in policies:
+        raise typer.BadParameter(f"choose {' or '.join(policies)}; got {value!r}.")
+    return value
+
+
 def numbers(
     num_sims: Annotated[
-        int, typer.Option(help="Simulations for the first level; level L gets num_sims/(L+1).")
+        int,
+        typer.Option(help="Simulations for the first level; level L gets num_sims/(L+1).", min=1),
     ] = 100,
-    levels: Annotated[int, typer.Option(help="Successive decisions to make (at most turns).")] = 2,
+    levels: Annotated[
+        int, typer.Option(help="Successive decisions to make (at most turns).", min=1)
+    ] = 2,
     turns: Annotated[int, typer.Option(help="Turns in the game.")] = 10,
     goal: Annotated[int, typer.Option(help="The value to end near.")] = 0,
     tree: Annotated[
@@ -37,7 +47,10 @@ def numbers(
     tree_depth: Annotated[int, typer.Option(help="Levels of the tree to draw.", min=1)] = 3,
     tree_top: Annotated[int, typer.Option(help="Most visited children drawn per node.", min=1)] = 4,
     policy: Annotated[
-        str, typer.Option(help="Tree policy: coinflip (the classic example's) or uct.")
+        str,
+        typer.Option(
+            help="Tree policy: coinflip (the classic example's) or uct.", callback=_policy_name
+        ),
     ] = "coinflip",
     engine: opt.Engine = "compiled",
     seed: opt.Seed = None,
@@ -59,8 +72,6 @@ def numbers(
     classic example's (UCB1-Tuned, the default elsewhere, explores too little
     at its small coin-flip constant: one child took nearly every visit).
     """
-    if num_sims < 1 or levels < 1:
-        opt.fail("--num-sims and --levels must be at least 1.")
     if tree is not None:
         if tree.suffix.lower() not in TREE_SUFFIXES:
             opt.fail(f"--tree {tree}: the file name must end in {', '.join(TREE_SUFFIXES)}.")
