@@ -94,6 +94,15 @@ def test_analyze_shows_the_start_of_a_long_principal_variation() -> None:
     assert code == 0 and f"principal variation: {shown}" in " ".join(output.split())
 
 
+def test_more_workers_than_cpus_get_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("mctslab.cli._options.os.cpu_count", lambda: 1)
+    code, output = run("analyze", "tictactoe", "--workers", "2", "--iterations", "200")
+    assert code == 0 and "Note: 2 workers on 1 CPU: they share the CPUs" in output
+    monkeypatch.setattr("mctslab.cli._options.os.cpu_count", lambda: 2)
+    code, output = run("analyze", "tictactoe", "--workers", "2", "--iterations", "200")
+    assert code == 0 and "Note:" not in output
+
+
 def test_analyze_table_output() -> None:
     code, output = run("analyze", "connect4", "--iterations", "500", "--engine", "python")
     assert code == 0, output
