@@ -7,6 +7,7 @@ import shlex
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -216,25 +217,23 @@ def test_moves_take_record_notation(game: str, moves: str) -> None:
     assert json.loads(output)["simulations"] == 200
 
 
+def numbers_json(*args: str) -> Any:
+    """``mctslab numbers ARGS --json``, read."""
+    code, output = run("numbers", *args, "--json")
+    assert code == 0, output
+    return json.loads(output)
+
+
 def test_numbers_says_when_a_level_stopped_at_the_visit_cap() -> None:
     # Past 40 turns rewards count in 1/4096 steps: the tree's sums cap a level at 2**20 - 1
     # visits (docs/decisions.md), fewer than the 3,000,000 asked for.
-    code, output = run(
-        "numbers", "--turns", "50", "--num-sims", "3000000", "--levels", "1", "--seed", "1",
-        "--json",
-    )  # fmt: skip
-    assert code == 0, output
-    level = json.loads(output)["levels"][0]
+    data = numbers_json("--turns", "50", "--num-sims", "3000000", "--levels", "1", "--seed", "1")
+    level = data["levels"][0]
     assert level["stopped_by"] == "visits" and level["simulations"] == 2**20 - 1
 
 
 def test_numbers_levels_and_budgets() -> None:
-    code, output = run(
-        "numbers", "--num-sims", "120", "--levels", "3", "--engine", "python", "--seed", "2",
-        "--json",
-    )  # fmt: skip
-    assert code == 0, output
-    data = json.loads(output)
+    data = numbers_json("--num-sims", "120", "--levels", "3", "--engine", "python", "--seed", "2")
     assert [level["simulations"] for level in data["levels"]] == [120, 60, 40]
     for index, level in enumerate(data["levels"]):
         assert len(level["children"]) == 4
