@@ -107,8 +107,17 @@ def test_a_hash_before_a_digit_is_a_numbers_move_not_a_comment() -> None:
     start = make("numbers")
     chosen = parse_moves(start, "#0 #3 # then a comment")
     assert chosen == parse_moves(start, "+20 -27")
-    record = load_record("numbers  # the game\n#0 #3  #1  # a comment\n")
-    assert record.notation() == ["+20", "-27", "-16"]  # choices +2 -2 +3 -3, times the turn
+    record = load_record("numbers  # the game\n#0 #3  #1  # a comment\n+14#2 a comment too\n")
+    # Choices +2 -2 +3 -3, times the turn; a "#" inside a word starts a comment.
+    assert record.notation() == ["+20", "-27", "-16", "+14"]
+
+
+def test_in_other_games_any_hash_starts_a_comment_and_tags_keep_theirs() -> None:
+    record = load_record('tictactoe #3 in a row\n[Event "club #2"] # night\nb2 a1 #1 best\n')
+    assert record.notation() == ["b2", "a1"] and record.tags == {"Event": "club #2"}
+    start = make("tictactoe")
+    text = dump_record(start, parse_moves(start, "b2"), tags={"Event": "club #a night"})
+    assert load_record(text).tags == {"Event": "club #a night"}
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 A record names the game and its parameters, may carry tags, and lists the
 moves from the game's start position (``docs/records.md`` describes it in full)::
 
-    # Comments run from '#' (not before a digit) to the end of the line.
+    # Comments run from '#' to the end of the line; blank lines are ignored.
     gomoku width=15 height=15 k=5
     [Black "you"]
     [White "mcts-compiled"]
@@ -130,14 +130,19 @@ def dump_record(
     return "\n".join(lines) + "\n"
 
 
-#: A comment runs from a "#" to the end of the line, but for "#" and a digit: a move
-#: of the numbers game (``#2``, its third choice), as its own notation allows.
-_COMMENT = re.compile(r"#(?!\d).*")
+#: A comment runs from "#" to the end of the line. The numbers game writes its i-th choice
+#: "#i", so there a "#" that begins a word of digits ("#2") is a move, not a comment.
+_COMMENT = re.compile(r"#.*")
+_NUMBERS_COMMENT = re.compile(r"(?:(?<!\S)#(?!\d+(?!\S))|(?<=\S)#).*")
+#: A tag's quoted value may hold a "#": a comment starts after the tag.
+_TAG_PREFIX = re.compile(r'^\s*\[\s*[A-Za-z]\w*\s+"(?:[^"\\]|\\.)*"\s*\]')
 
 
-def strip_comment(line: str) -> str:
-    """``line`` without its comment."""
-    return _COMMENT.sub("", line)
+def strip_comment(line: str, game: str | None = None) -> str:
+    """``line`` without its comment, as ``game``'s notation reads "#" (None: before the header)."""
+    tag = _TAG_PREFIX.match(line)
+    kept, rest = (line[: tag.end()], line[tag.end() :]) if tag else ("", line)
+    return kept + (_NUMBERS_COMMENT if game == "numbers" else _COMMENT).sub("", rest)
 
 
 def load_record(text: str) -> GameRecord:
@@ -145,12 +150,14 @@ def load_record(text: str) -> GameRecord:
     header: tuple[int, str] | None = None
     tags: dict[str, str] = {}
     move_lines: list[tuple[int, str]] = []
+    game: str | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = strip_comment(raw).strip()
+        line = strip_comment(raw, game).strip()
         if not line:
             continue
         if header is None:
             header = (number, line)
+            game = line.split()[0]
         elif line.startswith("["):
             match = _TAG.match(line)
             if match is None:
@@ -179,7 +186,7 @@ def parse_moves(state: State, text: str) -> list[int]:
     lines = text.splitlines()
     for number, line in enumerate(lines, start=1):
         where = f"line {number}, " if len(lines) > 1 else ""
-        moves.extend(_play_line(position, strip_comment(line), where, len(moves)))
+        moves.extend(_play_line(position, strip_comment(line, state.spec.name), where, len(moves)))
     return moves
 
 

@@ -145,7 +145,7 @@ class FileOpenings:
             raise ValueError(f"Cannot read the openings file {str(path)!r}: {error}") from None
         self.lines: list[tuple[str, ...]] = []
         for number, line in enumerate(text.splitlines(), start=1):
-            words = _move_words(strip_comment(line), start.spec.name)
+            words = _move_words(strip_comment(line, start.spec.name), start.spec.name)
             if not words:
                 continue
             try:
