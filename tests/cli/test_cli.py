@@ -99,6 +99,8 @@ def test_more_workers_than_cpus_get_a_note(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr("mctslab.cli._options.os.cpu_count", lambda: 1)
     code, output = run("analyze", "tictactoe", "--workers", "2", "--iterations", "200")
     assert code == 0 and "Note: 2 workers on 1 CPU: they share the CPUs" in output
+    code, output = run("analyze", "tictactoe", "--workers", "2", "--engine", "python")
+    assert code == 2 and "Note:" not in output  # refused workers need no note
     monkeypatch.setattr("mctslab.cli._options.os.cpu_count", lambda: 2)
     code, output = run("analyze", "tictactoe", "--workers", "2", "--iterations", "200")
     assert code == 0 and "Note:" not in output
@@ -166,7 +168,10 @@ def test_analyze_table_output() -> None:
         (["arena", "tictactoe", "-p", "random", "-p", "random", "--seed", "-1"], "'--seed'"),
     ],
 )
-def test_bad_input_gets_a_clear_error(args: list[str], message: str) -> None:
+def test_bad_input_gets_a_clear_error(
+    args: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a command that wrongly got going writes its files here
     code, output = run(*args)
     assert code == 2
     assert message in output
@@ -253,12 +258,10 @@ def test_numbers_spreads_the_first_levels_visits(engine: str) -> None:
     # The classic example's UCB1 at its small coin-flip constant visits every
     # child; UCB1-Tuned there had given one child 96-99% of the visits.
     for seed in ("1", "2", "3"):
-        code, output = run(
-            "numbers", "--num-sims", "1000", "--levels", "1", "--engine", engine, "--seed", seed,
-            "--json",
-        )  # fmt: skip
-        assert code == 0, output
-        visits = [child["visits"] for child in json.loads(output)["levels"][0]["children"]]
+        data = numbers_json(
+            "--num-sims", "1000", "--levels", "1", "--engine", engine, "--seed", seed
+        )
+        visits = [child["visits"] for child in data["levels"][0]["children"]]
         assert max(visits) < 0.6 * sum(visits), visits
 
 

@@ -61,6 +61,12 @@ def test_a_malformed_vertex_is_a_syntax_error_even_out_of_turn() -> None:
         "?2 syntax error: 'i9' is not a GTP vertex (a letter other than I, a number)",
         "?3 syntax error: d1 is off the 3x3 board",
     ]
+    # A finished game refuses any move as illegal: the game is over.
+    engine = GTPEngine(thinker(), "connect4")
+    moves = [f"play {'bw'[i % 2]} {column}" for i, column in enumerate("1212121")]
+    assert responses(engine, *moves, "play w 4")[-1] == (
+        "? illegal move: the game is over (X won with four in a row)"
+    )
 
 
 def test_a_game_of_tictactoe_with_undo_and_errors() -> None:

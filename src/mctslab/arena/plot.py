@@ -112,7 +112,13 @@ def plot_run(
             axes[2].plot(games, llrs, color="tab:green")
             for bound, verdict in ((sprt.lower_bound, "H0"), (sprt.upper_bound, "H1")):
                 axes[2].axhline(bound, color="grey", linestyle="--", linewidth=0.8)
-                axes[2].annotate(verdict, (0, bound), xytext=(2, 2), textcoords="offset points")
+                axes[2].annotate(
+                    verdict,
+                    (0, bound),  # x at the panel's left edge, y at the bound
+                    xycoords=axes[2].get_yaxis_transform(),
+                    xytext=(2, 2),
+                    textcoords="offset points",
+                )
             axes[2].set_ylabel("log-likelihood ratio")
             axes[2].set_title(f"SPRT {sprt.describe()}", fontsize="small")
         axes[-1].set_xlabel("games")

@@ -216,16 +216,16 @@ def mcts_player(
             f"--memory-mb {memory_mb:g} leaves less than 1 MiB for each of the "
             f"{workers} workers' trees."
         )
+    try:
+        player = MCTSPlayer(engine, config, search_budget, workers=workers)
+    except ValueError as error:
+        fail(str(error))
     cpus = os.cpu_count() or 1
     if workers > cpus:
         error_console.print(
             f"Note: {workers} workers on {counted(cpus, 'CPU')}: they share the CPUs, so a "
             "search gains nothing from the extra ones, and each takes a moment to start."
         )
-    try:
-        player = MCTSPlayer(engine, config, search_budget, workers=workers)
-    except ValueError as error:
-        fail(str(error))
     if engine == "compiled":
         compile_engine()
     return player

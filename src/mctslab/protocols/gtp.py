@@ -277,12 +277,13 @@ class GTPEngine:
         if len(args) < 2:
             raise _Failure("syntax error: play takes a colour and a vertex")
         player = _color(args[0])
-        try:  # a malformed vertex is a syntax error, whoever's turn it is
-            from_vertex(self._state, args[1])
-        except InvalidMoveError as error:
-            raise _Failure(f"syntax error: {error}") from None
-        except IllegalMoveError:
-            pass  # judged below, once the player is to move
+        if not self._state.is_terminal():
+            try:  # a malformed vertex is a syntax error, whoever's turn it is
+                from_vertex(self._state, args[1])
+            except InvalidMoveError as error:
+                raise _Failure(f"syntax error: {error}") from None
+            except IllegalMoveError:
+                pass  # judged below, once the player is to move
         state, turn = self._ready_for(player, "illegal move")
         try:
             move = from_vertex(state, args[1])
