@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from mctslab.cli import _options as opt
 from mctslab.cli import app, main
 from mctslab.core.config import Budget
+from mctslab.games import State, make
 from mctslab.games.countdown import solve
 from mctslab.players.random_player import RandomPlayer
 from tests.protocols.helpers import scripted
@@ -104,6 +105,27 @@ def test_more_workers_than_cpus_get_a_note(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr("mctslab.cli._options.os.cpu_count", lambda: 2)
     code, output = run("analyze", "tictactoe", "--workers", "2", "--iterations", "200")
     assert code == 0 and "Note:" not in output
+
+
+def test_analyze_sets_the_numbers_games_turns_and_goal() -> None:
+    def after(state: State, move: int) -> State:
+        state = state.clone()
+        state.apply(move)
+        return state
+
+    def best_reward(state: State) -> float:  # brute force over the 4**turns lines
+        if state.is_terminal():
+            return float(state.returns()[0])
+        return max(best_reward(after(state, move)) for move in state.legal_moves())
+
+    start = make("numbers", turns=3, goal=5)
+    args = ["analyze", "numbers", "--turns", "3", "--goal", "5", "--iterations", "3000"]
+    code, output = run(*args, "--seed", "1", "--json")
+    assert code == 0, output
+    chosen = after(start, start.parse_move(json.loads(output)["best_move"]))
+    assert best_reward(chosen) == best_reward(start) == 1.0  # 5 exactly: +6 -4 +3, +9 -6 +2
+    code, output = run("analyze", "numbers", "--turns", "3", "--goal", "5", "--iterations", "10")
+    assert code == 0 and "Numbers game, 3 turns, goal 5" in output
 
 
 def test_analyze_table_output() -> None:

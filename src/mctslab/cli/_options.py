@@ -39,6 +39,8 @@ Width = Annotated[int | None, typer.Option(help="Board width (gomoku).")]
 Height = Annotated[int | None, typer.Option(help="Board height (gomoku).")]
 K = Annotated[int | None, typer.Option("--k", help="Stones in a row to win (gomoku).")]
 Start = Annotated[int | None, typer.Option(help="Starting number (countdown).")]
+Turns = Annotated[int | None, typer.Option(help="Turns in the game (numbers).")]
+Goal = Annotated[int | None, typer.Option(help="The value to end near (numbers).")]
 
 
 def _in_range(
@@ -147,9 +149,19 @@ def new_state(
     height: int | None = None,
     k: int | None = None,
     start: int | None = None,
+    turns: int | None = None,
+    goal: int | None = None,
 ) -> State:
     """The start position of ``game`` with the options given on the command line."""
-    given = {"size": size, "width": width, "height": height, "k": k, "start": start}
+    given = {
+        "size": size,
+        "width": width,
+        "height": height,
+        "k": k,
+        "start": start,
+        "turns": turns,
+        "goal": goal,
+    }
     params: dict[str, Any] = {name: value for name, value in given.items() if value is not None}
     try:
         return make(game, **params)

@@ -33,6 +33,8 @@ def analyze(
     height: opt.Height = None,
     k: opt.K = None,
     start: opt.Start = None,
+    turns: opt.Turns = None,
+    goal: opt.Goal = None,
     iterations: opt.Iterations = None,
     seconds: opt.Seconds = None,
     memory_mb: opt.MemoryMB = None,
@@ -47,7 +49,15 @@ def analyze(
 ) -> None:
     """Search a position and list the top moves with visits, value and principal variation."""
     initial, prefix = _records.begin(
-        game, record, size=size, width=width, height=height, k=k, start=start
+        game,
+        record,
+        size=size,
+        width=width,
+        height=height,
+        k=k,
+        start=start,
+        turns=turns,
+        goal=goal,
     )
     state = opt.play_moves(_records.replay(initial, prefix), moves)
     if state.is_terminal():
