@@ -65,7 +65,9 @@ _COMPACT: dict[str, re.Pattern[str]] = {
     "othello": re.compile(r"pass|pa|[a-z]\d+", re.IGNORECASE),
     "connect4": re.compile(r"\d"),
 }
-_TAG = re.compile(r'^\[\s*([A-Za-z]\w*)\s+"((?:[^"\\]|\\.)*)"\s*\]$')
+#: A tag: ``[Name "value"]``, the value's quote and backslash escaped.
+_TAG_TEXT = r'\[\s*([A-Za-z]\w*)\s+"((?:[^"\\]|\\.)*)"\s*\]'
+_TAG = re.compile(f"^{_TAG_TEXT}$")
 _TAG_NAME = re.compile(r"^[A-Za-z]\w*$")
 _INT = re.compile(r"^[+-]?\d+$")
 #: Move lines are wrapped to stay about this wide.
@@ -135,7 +137,7 @@ def dump_record(
 _COMMENT = re.compile(r"#.*")
 _NUMBERS_COMMENT = re.compile(r"(?:(?<!\S)#(?!\d+(?!\S))|(?<=\S)#).*")
 #: A tag's quoted value may hold a "#": a comment starts after the tag.
-_TAG_PREFIX = re.compile(r'^\s*\[\s*[A-Za-z]\w*\s+"(?:[^"\\]|\\.)*"\s*\]')
+_TAG_PREFIX = re.compile(rf"^\s*{_TAG_TEXT}")
 
 
 def strip_comment(line: str, game: str | None = None) -> str:

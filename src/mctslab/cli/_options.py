@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Annotated, Any, NoReturn
 
@@ -99,17 +100,22 @@ MemoryMB = Annotated[
 ]
 
 
-def _engine_name(value: str) -> str:
-    if value not in ENGINES:
-        raise typer.BadParameter(f"choose {' or '.join(ENGINES)}; got {value!r}.")
-    return value
+def one_of(choices: Sequence[str]) -> Callable[[str], str]:
+    """An option callback that accepts only ``choices``."""
+
+    def check(value: str) -> str:
+        if value not in choices:
+            raise typer.BadParameter(f"choose {' or '.join(choices)}; got {value!r}.")
+        return value
+
+    return check
 
 
 Engine = Annotated[
     str,
     typer.Option(
         help=f"Search engine: {' or '.join(ENGINES)} (the generic reference).",
-        callback=_engine_name,
+        callback=one_of(ENGINES),
     ),
 ]
 Workers = Annotated[

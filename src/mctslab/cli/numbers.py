@@ -20,13 +20,6 @@ if TYPE_CHECKING:
 TREE_SUFFIXES = (".svg", ".png", ".pdf", ".dot")
 
 
-def _policy_name(value: str) -> str:
-    policies = get_args(TreePolicy)
-    if value not in policies:
-        raise typer.BadParameter(f"choose {' or '.join(policies)}; got {value!r}.")
-    return value
-
-
 def numbers(
     num_sims: Annotated[
         int,
@@ -49,7 +42,8 @@ def numbers(
     policy: Annotated[
         str,
         typer.Option(
-            help="Tree policy: coinflip (the classic example's) or uct.", callback=_policy_name
+            help="Tree policy: coinflip (the classic example's) or uct.",
+            callback=opt.one_of(get_args(TreePolicy)),
         ),
     ] = "coinflip",
     engine: opt.Engine = "compiled",

@@ -285,21 +285,25 @@ class _Game:
         self._restart_opponent()
         self._show()
 
+    def _ending(self) -> tuple[int | None, str] | None:
+        """``(winner, reason)`` once the game ended, by its rules or a resignation; the
+        winner is None for a draw."""
+        if self.resigned is not None:
+            names = self.state.spec.player_names
+            return 1 - self.resigned, f"{names[self.resigned]} resigned"
+        outcome = self.state.outcome()
+        return None if outcome is None else (outcome.winner, outcome.reason)
+
     def _summary(self) -> None:
         self._show()
-        outcome = self.state.outcome()
-        names = self.state.spec.player_names
-        winner: int | None = None
-        if self.resigned is not None:
-            winner, reason = 1 - self.resigned, f"{names[self.resigned]} resigned"
-        elif outcome is not None:
-            winner, reason = outcome.winner, outcome.reason
-        if self.resigned is None and outcome is None:
+        ending = self._ending()
+        winner, reason = ending if ending is not None else (None, "")
+        if ending is None:
             verdict = "unfinished"
         elif winner is None:
             verdict = f"draw ({reason})"
         else:
-            who = names[winner]
+            who = self.state.spec.player_names[winner]
             if self.human is not None:
                 who += " (you)" if winner == self.human else " (the AI)"
             verdict = f"{who} wins ({reason})"
