@@ -608,6 +608,28 @@ def test_a_resigning_gtp_engine_loses_each_game_and_the_run_goes_on(tmp_path: Pa
     assert [g["score"] for g in games] == [0.0, 0.0]
 
 
+def test_a_gtp_engine_is_told_its_time_and_loses_the_game_past_it(tmp_path: Path) -> None:
+    # The engine accepts exactly the time of its spec, then never answers genmove.
+    engine = shlex.join(
+        scripted(
+            ("(\\d+) time_settings 0 1 1$", [r"=\1", ""]),
+            ("(\\d+) time_settings", [r"?\1 told the wrong time", ""]),
+            ("(\\d+) genmove", []),
+            ("(\\d+) .*", [r"=\1", ""]),
+        )
+    )
+    out = tmp_path / "time.jsonl"
+    code, output = arena(
+        "arena", "tictactoe", "--player", f"engine:seconds=1,gtp={engine}", "--player", "random",
+        "--games", "1", "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, output
+    _, games = read(out)
+    assert games[0]["players"][0]["spec"] == f"engine:seconds=1,gtp={engine}"
+    assert games[0]["reason"].startswith("A lost on time: The GTP engine")
+    assert "within 3.0 s" in games[0]["reason"] and games[0]["score"] == 0.0
+
+
 @pytest.mark.parametrize("player", ["mcts:seconds=0.3", "mcts:seconds=0.3,workers=2"])
 def test_ctrl_c_stops_an_in_process_run_although_the_search_catches_it(player: str) -> None:
     # A search stopped by Ctrl-C returns its best move (with workers, its own

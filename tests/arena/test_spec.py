@@ -13,6 +13,7 @@ from mctslab.core.config import Budget, SearchConfig
 from mctslab.games import make
 from mctslab.players.human import HumanPlayer
 from mctslab.players.mcts import MCTSPlayer
+from mctslab.protocols._process import MOVE_GRACE
 
 
 def test_mcts_spec_reads_search_and_budget_options() -> None:
@@ -97,7 +98,15 @@ def test_new_search_options_need_no_parser_change(monkeypatch: pytest.MonkeyPatc
         ("openspiel:iterations=0", "The 'iterations' parameter of OpenSpiel MCTS"),
         ("openspiel:solve=perhaps", "The 'solve' option of the openspiel player must be true"),
         ("engine:telnet=./x", "write engine:PROTOCOL=COMMAND"),
-        ("engine:gomocup=", "write engine:PROTOCOL=COMMAND"),
+        ("engine:gomocup=", "the gomocup engine's command is missing"),
+        ("engine:seconds=2", "what the engine is told before it, e.g. engine:seconds=2,gomocup"),
+        ("engine:seconds=1,seconds=2,gtp=x", "gives 'seconds' twice"),
+        ("engine:depth=3,gtp=x", "unknown option 'depth'; the gtp engine takes seconds."),
+        ("engine:seconds=0.5,gtp=x", "The 'seconds' option of the gtp engine must be an int"),
+        ("engine:seconds=0,gtp=x", "The 'seconds' parameter of the gtp engine must be an int >= 1"),
+        ("engine:seconds=0,gomocup=x", "of the gomocup engine must be a float >= 0.001"),
+        ("engine:memory_mb=0,gomocup=x", "of the gomocup engine must be an int >= 1"),
+        ("engine:depth=61,nboard=x", "The 'depth' parameter of the nboard engine must be an int"),
     ],
 )
 def test_bad_specs_get_a_clear_error(text: str, message: str) -> None:
@@ -113,6 +122,47 @@ def test_engine_spec_keeps_the_whole_command() -> None:
     with pytest.raises(ValueError, match="speaks gomoku; the game is tictactoe"):
         spec.check_game(make("tictactoe"))
     spec.check_game(make("gomoku", size=9))
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical", "told"),
+    [
+        (
+            "engine:Seconds=1.5,match-seconds=60,memory_mb=256,gomocup=./pbrain -t 2,3",
+            "engine:match_seconds=60.0,memory_mb=256,seconds=1.5,gomocup=./pbrain -t 2,3",
+            {"timeout_turn_ms": 1500, "timeout_match_ms": 60_000, "max_memory_bytes": 256 << 20},
+        ),
+        (
+            "engine:gomocup=./pbrain",
+            "engine:gomocup=./pbrain",
+            {"timeout_turn_ms": 5000, "timeout_match_ms": 0, "max_memory_bytes": 0},
+        ),
+        (
+            "engine:seconds=3,gtp=gnugo --mode gtp",
+            "engine:seconds=3,gtp=gnugo --mode gtp",
+            {"seconds_per_move": 3.0, "move_seconds": 3.0 + MOVE_GRACE},
+        ),
+        ("engine:gtp=x", "engine:gtp=x", {"seconds_per_move": None, "move_seconds": 60.0}),
+        ("engine:depth=12,nboard=edax", "engine:depth=12,nboard=edax", {"depth": 12}),
+    ],
+)
+def test_an_engine_spec_says_what_the_engine_is_told(
+    text: str, canonical: str, told: dict[str, object]
+) -> None:
+    spec = parse_player(text)
+    assert spec.text == canonical and parse_player(canonical) == spec
+    player = spec.build()
+    assert {key: getattr(player, key) for key in told} == told
+
+
+def test_an_engine_spec_sets_one_option_as_a_sweep_does() -> None:
+    spec = parse_player("engine:seconds=1,gomocup=./pbrain a,b")
+    assert spec.with_option("seconds", "4").text == "engine:seconds=4.0,gomocup=./pbrain a,b"
+    assert spec.with_option("memory_mb", "64").text == (
+        "engine:memory_mb=64,seconds=1.0,gomocup=./pbrain a,b"
+    )
+    with pytest.raises(ValueError, match="unknown option 'depth'; the gomocup engine takes"):
+        spec.with_option("depth", "3")
 
 
 def test_players_that_cannot_play_the_game_are_refused() -> None:

@@ -2,9 +2,10 @@
 
 ``mcts:seconds=0.5``, ``mcts:iterations=15000,engine=python,c=1.2``,
 ``random``, ``naive:simulations=2000``, ``human``, ``openspiel:iterations=5000``,
-``engine:gomocup=./pbrain-foo``. A spec is checked when it is parsed, so a
-typo fails before any game is played, and it has one canonical text (keys
-sorted) that the arena records and compares when a run is resumed.
+``engine:gomocup=./pbrain-foo``, ``engine:seconds=2,gtp=gnugo --mode gtp``. A spec
+is checked when it is parsed, so a typo fails before any game is played, and it
+has one canonical text (keys sorted) that the arena records and compares when a
+run is resumed.
 
 The ``mcts`` options are read off :class:`~mctslab.core.config.SearchConfig`
 and :class:`~mctslab.core.config.Budget` by introspection: an option added
@@ -30,7 +31,7 @@ KINDS: dict[str, str] = {
     "mcts": (
         "mctslab's MCTS: search options of SearchConfig (c, tree_policy, final_move, seed, "
         "reuse_tree, solver, playout, ...), plain=true for classic UCT (every strength option "
-        "off), budget iterations/seconds/max_nodes/memory_mb, engine=compiled|python, workers=N"
+        "off), budget iterations, seconds, max_nodes, memory_mb, engine=compiled|python, workers=N"
     ),
     "random": "uniformly random legal moves",
     "naive": "the original Gomoku program's design (gomoku only): simulations=N, c=X",
@@ -39,7 +40,11 @@ KINDS: dict[str, str] = {
         "OpenSpiel's C++ MCTSBot with random rollouts: iterations=N, seconds=X, c=X, solve=BOOL, "
         "memory_mb=N (pip install 'mctslab[compare]')"
     ),
-    "engine": "an external engine: engine:gomocup=CMD, engine:gtp=CMD or engine:nboard=CMD",
+    "engine": (
+        "an external engine: engine:gomocup=CMD, engine:gtp=CMD or engine:nboard=CMD, with what "
+        "it is told before the protocol: gomocup seconds=X (a turn), match_seconds=X, "
+        "memory_mb=N; gtp seconds=N (a move, whole seconds); nboard depth=N"
+    ),
 }
 
 #: Player settings beside SearchConfig's and Budget's fields; ``plain`` starts
@@ -59,6 +64,14 @@ PROTOCOLS: dict[str, str] = {
     "gtp": "GTPEnginePlayer",
     "nboard": "NBoardEnginePlayer",
 }
+#: What an external engine of each protocol can be told, written before ``PROTOCOL=COMMAND``.
+_ENGINE_OPTIONS: dict[str, dict[str, Any]] = {
+    "gomocup": {"seconds": float, "match_seconds": float, "memory_mb": int},
+    "gtp": {"seconds": int},
+    "nboard": {"depth": int},
+}
+#: An engine spec's own entries, beside the options it is told.
+_ENGINE_KEYS = ("command", "protocol")
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0"})
 
@@ -154,7 +167,8 @@ class PlayerSpec:
         """The canonical spec, e.g. ``"mcts:engine=python,iterations=1000"``."""
         if self.kind == "engine":
             values = dict(self.options)
-            return f"engine:{values['protocol']}={values['command']}"
+            told = "".join(f"{k}={_format(v)}," for k, v in self.options if k not in _ENGINE_KEYS)
+            return f"engine:{told}{values['protocol']}={values['command']}"
         if not self.options:
             return self.kind
         return self.kind + ":" + ",".join(f"{k}={_format(v)}" for k, v in self.options)
@@ -180,10 +194,12 @@ class PlayerSpec:
 
     def with_option(self, key: str, value: str) -> PlayerSpec:
         """This spec with ``key`` set to ``value`` (checked as any spec is)."""
-        if self.kind == "engine":
-            raise ValueError("An external engine's spec has no options to change.")
-        raw = {k: _format(v) for k, v in self.options}
+        raw = {k: _format(v) for k, v in self.options if k not in _ENGINE_KEYS}
         raw[key.strip().replace("-", "_")] = value
+        if self.kind == "engine":
+            values = dict(self.options)
+            protocol, command = str(values["protocol"]), str(values["command"])
+            return _checked_engine(protocol, command, raw, f"engine:{key}={value}")
         return _checked(self.kind, raw, f"{self.kind}:{key}={value}")
 
     def check_game(self, state: State) -> None:
@@ -235,7 +251,7 @@ class PlayerSpec:
 
             pyspiel()  # a clear message when OpenSpiel is missing
             return OpenSpielPlayer(**options, seed=seed)
-        return _build_engine(str(options["protocol"]), str(options["command"]))
+        return _build_engine(options)
 
 
 def _config(options: dict[str, Any], config_options: dict[str, Any]) -> SearchConfig:
@@ -269,10 +285,24 @@ def _protocol_games(protocol: str) -> tuple[str, ...]:
     return ("gomoku",) if protocol == "gomocup" else ("othello",)
 
 
-def _build_engine(protocol: str, command: str) -> Player:
+def _build_engine(options: dict[str, Any]) -> Player:
+    """The external engine of a spec, with what the spec says it is told."""
     from mctslab import protocols
 
-    player: Player = getattr(protocols, PROTOCOLS[protocol])(command)
+    protocol, command = str(options["protocol"]), str(options["command"])
+    told: dict[str, Any] = {}
+    if protocol == "gomocup":
+        if "seconds" in options:
+            told["timeout_turn_ms"] = round(options["seconds"] * 1000)
+        if "match_seconds" in options:
+            told["timeout_match_ms"] = round(options["match_seconds"] * 1000)
+        if "memory_mb" in options:
+            told["max_memory_bytes"] = options["memory_mb"] * 2**20
+    elif protocol == "gtp" and "seconds" in options:
+        told["seconds_per_move"] = float(options["seconds"])
+    elif protocol == "nboard" and "depth" in options:
+        told["depth"] = options["depth"]
+    player: Player = getattr(protocols, PROTOCOLS[protocol])(command, **told)
     return player
 
 
@@ -302,14 +332,65 @@ def parse_player(text: str) -> PlayerSpec:
 
 
 def _engine_spec(text: str, rest: str) -> PlayerSpec:
-    protocol, equals, command = rest.partition("=")
-    protocol = protocol.strip().lower()
-    if protocol not in PROTOCOLS or not equals or not command.strip():
-        raise ValueError(
-            f"Player spec {text!r}: write engine:PROTOCOL=COMMAND with PROTOCOL one of "
-            f"{', '.join(PROTOCOLS)}, e.g. engine:gomocup=./pbrain-foo."
-        )
-    return PlayerSpec("engine", (("command", command.strip()), ("protocol", protocol)))
+    """``engine:[KEY=VALUE,...]PROTOCOL=COMMAND``: the command is all that follows the protocol,
+    commas included, so the options it is told come first."""
+    raw: dict[str, str] = {}
+    while True:
+        item, comma, after = rest.partition(",")
+        key, equals, value = item.partition("=")
+        key = key.strip().lower().replace("-", "_")
+        if key in PROTOCOLS and equals:
+            protocol, command = key, rest.partition("=")[2].strip()
+            break
+        if not (comma and equals and key):
+            raise ValueError(
+                f"Player spec {text!r}: write engine:PROTOCOL=COMMAND with PROTOCOL one of "
+                f"{', '.join(PROTOCOLS)}, e.g. engine:gomocup=./pbrain-foo, and what the engine "
+                "is told before it, e.g. engine:seconds=2,gomocup=./pbrain-foo."
+            )
+        if key in raw:
+            raise ValueError(f"Player spec {text!r} gives {key!r} twice.")
+        raw[key], rest = value, after
+    if not command:
+        raise ValueError(f"Player spec {text!r}: the {protocol} engine's command is missing.")
+    return _checked_engine(protocol, command, raw, text)
+
+
+def _checked_engine(protocol: str, command: str, raw: dict[str, str], text: str) -> PlayerSpec:
+    """The spec of an external engine with the raw options it is told converted and validated."""
+    accepted = _ENGINE_OPTIONS[protocol]
+    owner = f"the {protocol} engine"
+    values: dict[str, Any] = {"command": command, "protocol": protocol}
+    for key, value in raw.items():
+        if key not in accepted:
+            raise ValueError(
+                f"Player spec {text!r}: unknown option {key!r}; {owner} takes "
+                f"{', '.join(accepted)}."
+            )
+        values[key] = convert(value, accepted[key], key, owner)
+    try:
+        _validate_engine(protocol, values)
+    except ValueError as error:
+        raise ValueError(f"Player spec {text!r}: {error}") from None
+    return PlayerSpec("engine", tuple(sorted(values.items())))
+
+
+def _validate_engine(protocol: str, values: dict[str, Any]) -> None:
+    """Raise ValueError if what an external engine of ``protocol`` is told is out of range."""
+    owner = f"the {protocol} engine"
+    if protocol == "gomocup":
+        # Gomocup counts milliseconds, and 0 means "as fast as you can" or "no limit".
+        for key in ("seconds", "match_seconds"):
+            if key in values:
+                check_float(values[key], key, owner, low=0.001, low_inclusive=True)
+        if "memory_mb" in values:
+            check_int(values["memory_mb"], "memory_mb", owner, low=1)
+    elif protocol == "gtp" and "seconds" in values:
+        check_int(values["seconds"], "seconds", owner, low=1)
+    elif protocol == "nboard" and "depth" in values:
+        from mctslab.protocols.nboard import MAX_DEPTH
+
+        check_int(values["depth"], "depth", owner, low=1, high=MAX_DEPTH)
 
 
 def _accepted(kind: str) -> dict[str, Any]:

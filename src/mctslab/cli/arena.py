@@ -24,7 +24,8 @@ from mctslab.games import State
 PLAYER_HELP = (
     "A player, twice (A then B; scores are A's): KIND[:key=value,...]. Kinds: "
     + "; ".join(f"{kind}: {escape(text)}" for kind, text in KINDS.items())
-    + '. E.g. "mcts:seconds=0.5" or "mcts:iterations=15000,engine=python".'
+    + '. E.g. "mcts:seconds=0.5", "mcts:iterations=15000,c=1.98" or '
+    + '"engine:seconds=2,gomocup=./pbrain".'
 )
 
 

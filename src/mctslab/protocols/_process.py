@@ -21,6 +21,8 @@ from typing import IO
 TAIL_LINES = 8
 #: Seconds a closing engine gets to exit before it is killed.
 CLOSE_GRACE = 2.0
+#: Seconds a move may take beyond the engine's time limit before it is lost on time.
+MOVE_GRACE = 2.0
 
 
 class EngineError(RuntimeError):

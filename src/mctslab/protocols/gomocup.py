@@ -36,6 +36,7 @@ from mctslab import __version__
 from mctslab.games import State, make
 from mctslab.games.gomoku import GomokuState
 from mctslab.protocols._process import (
+    MOVE_GRACE,
     EngineError,
     EngineProcess,
     command_args,
@@ -313,7 +314,7 @@ class GomocupEnginePlayer:
         timeout_turn_ms: int = 5000,
         timeout_match_ms: int = 0,
         max_memory_bytes: int = 0,
-        grace_seconds: float = 2.0,
+        grace_seconds: float = MOVE_GRACE,
         startup_seconds: float = 30.0,
     ) -> None:
         self.args = command_args(command, "GomocupEnginePlayer")

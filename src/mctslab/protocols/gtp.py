@@ -48,6 +48,7 @@ from mctslab.games.connect4 import Connect4State
 from mctslab.games.gomoku import GomokuState
 from mctslab.games.othello import PASS
 from mctslab.protocols._process import (
+    MOVE_GRACE,
     EngineError,
     EngineProcess,
     EngineResignedError,
@@ -400,9 +401,12 @@ class GTPEnginePlayer:
       as a POSIX shell would); it must play the same game with the same rules
       (GTP has no command for a game's parameters, e.g. Gomoku's k).
     - ``seconds_per_move``: when given, sent as ``time_settings 0 S 1``
-      (Canadian byo-yomi of S seconds a move), GTP's usual way of saying so.
+      (Canadian byo-yomi of S seconds a move, S rounded to whole seconds and
+      at least 1), GTP's usual way of saying so.
     - ``move_seconds``: how long a ``genmove`` may take before the engine is
-      given up as hung; ``startup_seconds`` bounds the other answers.
+      lost on time (given up as hung); by default S and a grace of
+      ``MOVE_GRACE`` seconds with ``seconds_per_move``, else 60 s.
+      ``startup_seconds`` bounds the other answers.
 
     The game comes from :meth:`start`: ``boardsize`` and ``clear_board`` are
     sent, then, for a Gomoku position reached by unknown moves, its stones
@@ -418,11 +422,14 @@ class GTPEnginePlayer:
         command: str | Sequence[str],
         *,
         seconds_per_move: float | None = None,
-        move_seconds: float = 60.0,
+        move_seconds: float | None = None,
         startup_seconds: float = 30.0,
     ) -> None:
         self.args = command_args(command, "GTPEnginePlayer")
         self.seconds_per_move = seconds_per_move
+        if move_seconds is None:
+            told = self._byo_yomi_seconds()
+            move_seconds = 60.0 if told is None else told + MOVE_GRACE
         self.move_seconds = move_seconds
         self.startup_seconds = startup_seconds
         self.name = f"gtp:{program_name(self.args)}"
@@ -443,8 +450,9 @@ class GTPEnginePlayer:
                 self.name = f"gtp:{name}"
         self._command(f"boardsize {width}")
         self._command("clear_board")
-        if self.seconds_per_move is not None:
-            self._command(f"time_settings 0 {max(1, round(self.seconds_per_move))} 1")
+        told = self._byo_yomi_seconds()
+        if told is not None:
+            self._command(f"time_settings 0 {told} 1")
         self._state = initial
         self._expected = None
         for move in setup:
@@ -510,6 +518,12 @@ class GTPEnginePlayer:
         if match.group(1) == "?":
             raise EngineError(f"The {process.label} failed {command!r}: {' '.join(lines)}")
         return "\n".join(lines).strip()
+
+    def _byo_yomi_seconds(self) -> int | None:
+        """The whole seconds a move that ``time_settings`` tells the engine, if any."""
+        if self.seconds_per_move is None:
+            return None
+        return max(1, round(self.seconds_per_move))
 
     def _label(self) -> str:
         return self._process.label if self._process is not None else self.name
