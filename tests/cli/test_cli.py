@@ -187,6 +187,7 @@ def test_analyze_table_output() -> None:
         (["numbers", "--num-sims", "0"], "'--num-sims'"),
         (["numbers", "--policy", "foo"], "'--policy': choose uct or coinflip; got 'foo'"),
         (["analyze", "tictactoe", "--seed", "-1"], "'--seed'"),
+        (["analyze", "tictactoe", "--seed", str(2**64)], "'--seed'"),
         (["arena", "tictactoe", "-p", "random", "-p", "random", "--seed", "-1"], "'--seed'"),
     ],
 )

@@ -37,6 +37,10 @@ def test_budget_must_be_a_budget() -> None:
 def test_config_values_are_checked() -> None:
     with pytest.raises(ValueError, match="The 'tree_policy' parameter of SearchConfig"):
         SearchConfig(tree_policy="ucb")  # type: ignore[arg-type]
+    # The compiled engine's generator state is 64 bits: a larger seed would repeat a smaller one.
+    with pytest.raises(ValueError, match=r"'seed' parameter of SearchConfig must be an int in"):
+        SearchConfig(seed=2**64)
+    assert SearchConfig(seed=2**64 - 1).seed == 2**64 - 1
 
 
 @pytest.mark.parametrize("high", [0.0, math.inf, math.nan])

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from mctslab.core.config import Budget, SearchConfig
+from mctslab.core.config import MAX_SEED, Budget, SearchConfig
 from mctslab.games import State, available_games, make
 from mctslab.players.mcts import ENGINES, MCTSPlayer
 from mctslab.protocols.gtp import GAMES as GTP_GAMES
@@ -121,7 +121,10 @@ Engine = Annotated[
 Workers = Annotated[
     int, typer.Option(help="Processes searching in parallel (compiled engine).", min=1)
 ]
-Seed = Annotated[int | None, typer.Option(help="Random seed, for reproducible searches.", min=0)]
+Seed = Annotated[
+    int | None,
+    typer.Option(help="Random seed, for reproducible searches.", min=0, max=MAX_SEED),
+]
 Exploration = Annotated[
     float | None,
     typer.Option(

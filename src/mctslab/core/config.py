@@ -49,6 +49,8 @@ class Budget:
 
 
 DEFAULT_ITERATIONS = 10_000
+#: The largest seed: the compiled engine's generator state is 64 bits.
+MAX_SEED = 2**64 - 1
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,7 +66,8 @@ class SearchConfig:
       (when moves are left untried). Its customary ``c`` is 1/(2*sqrt 2).
     - ``final_move``: ``"visits"`` plays the most visited move (robust child,
       Chaslot et al. 2008); ``"value"`` the highest mean value.
-    - ``seed``: None draws fresh entropy; an int makes a search on one thread
+    - ``seed``: None draws fresh entropy; an int (0 to ``MAX_SEED``, the
+      compiled engine's 64-bit generator state) makes a search on one thread
       with an iteration budget fully reproducible.
     - ``reuse_tree``: keep the subtree of the move played for the next search.
 
@@ -149,7 +152,7 @@ class SearchConfig:
         check_choice(self.tree_policy, "tree_policy", owner, ("uct", "coinflip"))
         check_choice(self.final_move, "final_move", owner, ("visits", "value"))
         if self.seed is not None:
-            check_int(self.seed, "seed", owner, low=0)
+            check_int(self.seed, "seed", owner, low=0, high=MAX_SEED)
         for name in ("reuse_tree", "solver", "candidates", "transpositions"):
             check_instance(getattr(self, name), name, owner, bool, "a bool")
         if self.rave is not None:
