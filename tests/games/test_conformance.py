@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from mctslab.games import available_games, check_game, make
+from mctslab.games import IllegalMoveError, InvalidMoveError, available_games, check_game, make
 
 
 @pytest.mark.parametrize("name", available_games())
@@ -20,3 +21,30 @@ def test_unknown_game_is_a_clear_error() -> None:
 def test_unknown_parameter_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="Unknown parameter"):
         make("tictactoe", size=4)
+
+
+@pytest.mark.parametrize("name", available_games())
+def test_a_move_id_out_of_range_is_refused_even_by_apply(name: str) -> None:
+    # The compiled rules index the board by the id: before, apply(10**9) crashed
+    # the interpreter on Gomoku and apply(-5) played c1 in tic-tac-toe.
+    state = make(name)
+    before = state.clone()
+    for move in (-1, -5, state.spec.num_actions, 10**9):
+        with pytest.raises(InvalidMoveError, match=f"is not a move id of {name}: ids are 0 to"):
+            state.apply(move)
+        with pytest.raises(InvalidMoveError, match="is not a move id"):
+            state.move_to_str(move)
+        with pytest.raises(IllegalMoveError, match=f"Move {move} is not legal"):
+            state.play(move)
+    assert state == before
+
+
+@pytest.mark.parametrize("move", [1.0, True, None, b"1", np.float64(2.0)])
+def test_a_move_that_is_not_an_int_is_refused_not_truncated(move: object) -> None:
+    state = make("tictactoe")
+    with pytest.raises(InvalidMoveError, match="A move must be an int id or text in tictactoe"):
+        state.play(move)  # type: ignore[arg-type]
+    with pytest.raises(InvalidMoveError, match=r"A move must be an int id; got"):
+        state.move_to_str(move)  # type: ignore[arg-type]
+    assert state == make("tictactoe")
+    assert state.move_to_str(np.int64(4)) == state.move_to_str(4)

@@ -134,7 +134,14 @@ class State:
         return out[:count].tolist()
 
     def apply(self, move: int) -> None:
-        """Play ``move`` in place without checking it (the fast path for search)."""
+        """Play ``move`` in place without checking its legality (the fast path for search).
+
+        Only its range is checked: an id outside ``range(spec.num_actions)``
+        raises InvalidMoveError, since the compiled rules would write outside
+        the board. A legal move is the caller's promise.
+        """
+        if not 0 <= move < self.spec.num_actions:
+            raise InvalidMoveError(self._not_an_id(move))
         self.kernel.apply(self._data, move)
 
     def play(self, move: int | str) -> None:
@@ -144,7 +151,7 @@ class State:
         if isinstance(move, str):
             move_id = self.parse_move(move)
         else:
-            move_id = int(move)
+            move_id = _int_move(move, f" or text in {self.spec.name} notation")
             if move_id not in self.legal_moves():
                 raise IllegalMoveError(
                     f"Move {move!r} is not legal for {self._player_name()} in this position; "
@@ -196,8 +203,8 @@ class State:
         return move
 
     def move_to_str(self, move: int) -> str:
-        """The game's notation for ``move``."""
-        return self._format_move(int(move))
+        """The game's notation for ``move``; InvalidMoveError if it is not a move id."""
+        return self._format_move(self._move_id(move))
 
     def random_playout(self, seed: int | None = None) -> None:
         """Play uniformly random moves to the end of the game, in place (compiled)."""
@@ -263,6 +270,19 @@ class State:
         raise NotImplementedError
 
     # -- helpers ----------------------------------------------------------------
+    def _move_id(self, move: object) -> int:
+        """``move`` as a move id of this game; InvalidMoveError for anything else."""
+        move_id = _int_move(move)
+        if not 0 <= move_id < self.spec.num_actions:
+            raise InvalidMoveError(self._not_an_id(move))
+        return move_id
+
+    def _not_an_id(self, move: object) -> str:
+        return (
+            f"{move!r} is not a move id of {self.spec.name}: ids are 0 to "
+            f"{self.spec.num_actions - 1}."
+        )
+
     def _player_name(self) -> str:
         if self.is_terminal():
             return "nobody (game over)"
@@ -274,3 +294,10 @@ class State:
             return "none"
         shown = " ".join(moves[:limit])
         return shown + (f" ... ({len(moves)} in all)" if len(moves) > limit else "")
+
+
+def _int_move(move: object, or_text: str = "") -> int:
+    """``move`` as an int (a bool or a float is refused, not truncated); InvalidMoveError if not."""
+    if isinstance(move, bool) or not isinstance(move, int | np.integer):
+        raise InvalidMoveError(f"A move must be an int id{or_text}; got {move!r}.")
+    return int(move)
