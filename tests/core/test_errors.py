@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
 from mctslab.core import MCTS, Budget, SearchConfig
 from tests.core.tictactoe_minimax import position
-from tests.core.toy_games import Bits, BitsSpec
+from tests.core.toy_games import NIM_SPEC, Bits, BitsSpec, Nim
 
 
 def test_a_finished_game_cannot_be_searched() -> None:
@@ -59,3 +60,86 @@ def test_a_live_position_without_moves_is_refused() -> None:
 
     with pytest.raises(ValueError, match="not terminal but has no legal moves"):
         MCTS().search(Stuck(), Budget(iterations=10))
+
+
+class _Broken(Nim):
+    """Nim from three heaps, to be broken one way at a time by subclasses."""
+
+    def __init__(self) -> None:
+        super().__init__([1, 2, 3])
+
+    def clone(self) -> _Broken:
+        copy = type(self)()
+        copy.heaps, copy.current_player = list(self.heaps), self.current_player
+        return copy
+
+
+def _search(state: object) -> None:
+    MCTS(SearchConfig(seed=1)).search(state, Budget(iterations=200))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("returns", "shown"),
+    [
+        ((5.0, 0.0), "(5.0, 0.0)"),
+        ((1.0,), "(1.0,)"),
+        (None, "None"),
+        ((math.nan, 0.0), "(nan, 0.0)"),
+    ],
+)
+def test_returns_off_the_spec_are_refused_by_name(returns: object, shown: str) -> None:
+    # Before: values far outside [0, 1] (5.0), an IndexError, a TypeError, a NaN value.
+    class BadReturns(_Broken):
+        def returns(self) -> tuple[float, float]:
+            return returns  # type: ignore[return-value]
+
+    with pytest.raises(ValueError) as caught:
+        _search(BadReturns())
+    message = str(caught.value)
+    assert f"A simulation of 'nim' ended with returns {shown}" in message
+    assert "one number per player (2), each in [min_return, max_return] = [-1.0, 1.0]" in message
+
+
+def test_a_position_below_the_root_without_moves_is_named() -> None:
+    # Before: IndexError("Cannot choose from an empty sequence") from the random module.
+    class StuckLater(_Broken):
+        def legal_moves(self) -> list[int]:
+            return super().legal_moves() if sum(self.heaps) == 6 else []
+
+    with pytest.raises(ValueError, match="A position of 'nim' is not terminal but has no legal"):
+        _search(StuckLater())
+
+
+def test_a_game_that_never_ends_is_stopped_at_its_max_game_length() -> None:
+    # Before: the search ran forever, whatever its time budget.
+    class Endless(_Broken):
+        def apply(self, move: int) -> None:
+            self.current_player = 1 - self.current_player
+
+    with pytest.raises(ValueError, match="went on for 64 moves without ending"):
+        MCTS().search(Endless(), Budget(seconds=1))
+
+
+def test_breaches_of_the_protocol_seen_at_the_root_are_named() -> None:
+    class SelfClone(_Broken):
+        def clone(self) -> SelfClone:
+            return self
+
+    class MethodPlayer(_Broken):
+        def player(self) -> int:
+            return 0
+
+    method_player = MethodPlayer()
+    method_player.current_player = method_player.player  # type: ignore[assignment]
+    dict_spec = _Broken()
+    dict_spec.spec = {"name": "nim", "num_players": 2}  # type: ignore[assignment]
+    zero_players = _Broken()
+    zero_players.spec = replace(NIM_SPEC, num_players=0)
+    with pytest.raises(ValueError, match="The clone\\(\\) of 'nim' returned the state itself"):
+        _search(SelfClone())
+    with pytest.raises(ValueError, match=r"current_player of 'nim' must be an int in \[0, 2\)"):
+        _search(method_player)
+    with pytest.raises(ValueError, match="A state's spec must have name, num_players, min_return"):
+        _search(dict_spec)
+    with pytest.raises(ValueError, match="must have an int num_players >= 1; got 0"):
+        _search(zero_players)

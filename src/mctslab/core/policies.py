@@ -116,12 +116,39 @@ def select_coinflip(
 TREE_POLICIES: dict[str, TreePolicy] = {"uct": select_uct, "coinflip": select_coinflip}
 
 
+#: The most moves a playout through the protocol plays when the spec gives no
+#: ``max_game_length``: past it, the game is taken not to end.
+PLAYOUT_LIMIT = 100_000
+
+
 def uniform_playout(state: GameState, rng: random.Random) -> Sequence[float]:
-    """Simulation through the protocol: uniformly random legal moves to the end."""
+    """Simulation through the protocol: uniformly random legal moves to the end.
+
+    Raises ValueError when a position that is not terminal has no legal move,
+    or when the game goes on past the spec's ``max_game_length`` (if it has
+    one, else :data:`PLAYOUT_LIMIT` moves): the protocol's promises, which a
+    game in the making may break, and which would otherwise surface as an
+    IndexError or as a search that never returns.
+    """
     choice = rng.choice
-    while not state.is_terminal():
-        state.apply(choice(state.legal_moves()))
-    return state.returns()
+    limit = getattr(state.spec, "max_game_length", None) or PLAYOUT_LIMIT
+    for _ in range(limit):
+        if state.is_terminal():
+            return state.returns()
+        moves = state.legal_moves()
+        if not moves:
+            raise ValueError(
+                f"A position of {state.spec.name!r} is not terminal but has no legal moves; "
+                f"is_terminal() must be true when legal_moves() is empty.\n{state}"
+            )
+        state.apply(choice(moves))
+    if state.is_terminal():
+        return state.returns()
+    raise ValueError(
+        f"A random playout of {state.spec.name!r} went on for {limit:,} moves without ending; "
+        "every game must end (is_terminal()), within the spec's max_game_length when it has "
+        f"one.\n{state}"
+    )
 
 
 def default_simulation(state: GameState, rng: random.Random) -> Sequence[float]:

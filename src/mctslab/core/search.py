@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import random
 import threading
+from collections.abc import Sequence
+from numbers import Integral
 from time import perf_counter
 
 from mctslab._validation import check_float, check_instance
@@ -38,6 +40,60 @@ def return_scale(spec: GameSpecLike) -> float:
             f"to scale them to [0, 1]; got min_return={low!r}, max_return={high!r}."
         )
     return 1.0 / span
+
+
+def check_search_protocol(state: GameState) -> None:
+    """Raise ValueError if ``state`` visibly breaks the game protocol (checked once a search).
+
+    What a game written in plain Python most often gets wrong surfaces here by
+    name rather than as an AttributeError or IndexError deep in the search.
+    """
+    spec = getattr(state, "spec", None)
+    missing = [
+        key for key in ("name", "num_players", "min_return", "max_return") if not hasattr(spec, key)
+    ]
+    if missing:
+        raise ValueError(
+            f"A state's spec must have {', '.join(missing)} (see mctslab.core.protocol."
+            f"GameSpecLike; a mctslab.GameSpec has them); got {spec!r}."
+        )
+    assert spec is not None
+    players = spec.num_players
+    if isinstance(players, bool) or not isinstance(players, Integral) or players < 1:
+        raise ValueError(
+            f"The spec of {spec.name!r} must have an int num_players >= 1; got {players!r}."
+        )
+    return_scale(spec)
+    if state.is_terminal():
+        return
+    player = state.current_player
+    if isinstance(player, bool) or not isinstance(player, Integral) or not 0 <= player < players:
+        raise ValueError(
+            f"The current_player of {spec.name!r} must be an int in [0, {players}) (a property "
+            f"or an attribute, not a method); got {player!r}."
+        )
+    if state.clone() is state:
+        raise ValueError(
+            f"The clone() of {spec.name!r} returned the state itself; it must return a new, "
+            "independent state, which the search plays moves on."
+        )
+
+
+def check_returns(values: Sequence[float], state: GameState) -> Sequence[float]:
+    """``values`` if they are one return per player within the spec's range, else ValueError."""
+    spec = state.spec
+    low, high = spec.min_return, spec.max_return
+    try:  # NaN fails the comparisons; None or a number has no len()
+        fine = len(values) == spec.num_players and all(low <= v <= high for v in values)
+    except TypeError:
+        fine = False
+    if not fine:
+        raise ValueError(
+            f"A simulation of {spec.name!r} ended with returns {values!r}: returns() must give "
+            f"one number per player ({spec.num_players}), each in [min_return, max_return] = "
+            f"[{low!r}, {high!r}].\n{state}"
+        )
+    return values
 
 
 class _Limits:
@@ -147,6 +203,7 @@ class MCTS:
         """Search from ``state`` (left untouched) and return the best move with its statistics."""
         budget = Budget() if budget is None else budget
         budget = check_instance(budget, "budget", "MCTS.search", Budget, "a Budget").effective()
+        check_search_protocol(state)
         if state.is_terminal():
             raise ValueError(f"Cannot search a finished game: the position has no moves.\n{state}")
         spec = state.spec
@@ -175,7 +232,8 @@ class MCTS:
                     raise ValueError(
                         f"The position is not terminal but has no legal moves.\n{root_state}"
                     )
-                backpropagate(root, path, simulate(leaf_state, rng), low, scale)
+                returns = check_returns(simulate(leaf_state, rng), leaf_state)
+                backpropagate(root, path, returns, low, scale)
                 simulations += 1
                 if progress is not None and perf_counter() >= next_progress:
                     progress(
