@@ -236,3 +236,28 @@ def test_each_tab_plays_its_own_game(server: str, browser: Any) -> None:
         assert first.locator("#board .stone").count() == 2
     finally:
         context.close()
+
+
+def test_a_tab_whose_game_is_gone_says_so_in_its_new_game(server: str, browser: Any) -> None:
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(server)
+    page.wait_for_selector("#status[data-state=your-turn]")
+    # Every message the page shows, however briefly.
+    page.evaluate(
+        """() => {
+          const message = document.querySelector('#message');
+          window.shown = [];
+          new MutationObserver(() => window.shown.push(message.textContent))
+            .observe(message, {childList: true, characterData: true, subtree: true});
+        }"""
+    )
+    old = page.evaluate("sessionStorage.getItem('mctslab.game')")
+    # Another tab sharing this one's storage deletes the game.
+    request = urllib.request.Request(f"{server}api/games/{old}", method="DELETE")
+    urllib.request.urlopen(request, timeout=5).close()
+    page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
+    page.wait_for_selector("#status[data-state=your-turn]")
+    gone = "This game is no longer on the server; a new one was started."
+    assert page.inner_text("#message") == gone
+    assert not [text for text in page.evaluate("window.shown") if "connection" in text.lower()]
+    page.close()

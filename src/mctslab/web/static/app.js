@@ -274,9 +274,11 @@ function connect(id) {
       live = message;
       renderBoard();
       renderAnalysis();
-    } else if (message.type === "error") {
-      showMessage(t("game_gone"));
-      newGame();
+    } else if (message.type === "error" || message.type === "closed") {
+      // The game is gone (deleted by another tab sharing this one's storage, evicted, or
+      // the server restarted): this socket's end is expected, not a lost connection.
+      ws.onclose = null;
+      newGame(formRequest(), t("game_gone"));
     }
   };
   ws.onclose = () => {
@@ -392,8 +394,9 @@ function formRequest() {
   return request;
 }
 
-async function newGame(request = formRequest()) {
-  showMessage("");
+// `notice` stays shown once the game has started (why this tab got a new game).
+async function newGame(request = formRequest(), notice = "") {
+  showMessage(notice);
   const old = game;
   try {
     const snapshot = await api("POST", "/api/games", request);
@@ -862,6 +865,7 @@ async function main() {
   });
 
   const stored = sessionStorage.getItem("mctslab.game");
+  let notice = "";
   if (stored) {
     try {
       const snapshot = await api("GET", `/api/games/${stored}`);
@@ -870,9 +874,10 @@ async function main() {
       return;
     } catch {
       sessionStorage.removeItem("mctslab.game");
+      notice = t("game_gone");
     }
   }
-  await newGame();
+  await newGame(formRequest(), notice);
 }
 
 main().catch((error) => showMessage(error.message));
