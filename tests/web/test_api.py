@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+import mctslab.web.app as web_app
 from mctslab.games import available_games, make
 from mctslab.web import create_app
 from tests.conftest import load_data
@@ -43,7 +44,9 @@ def test_new_tictactoe_game(client: TestClient) -> None:
     assert [move["move"] for move in game["legal"]] == [
         "a3", "b3", "c3", "a2", "b2", "c2", "a1", "b1", "c1",
     ]  # fmt: skip
-    assert game["settings"]["simulations"] == 100 and game["settings"]["seconds"] is None
+    # A budget of simulations still carries the time limit every search has.
+    assert game["settings"]["simulations"] == 100
+    assert game["settings"]["seconds"] == web_app.MAX_SECONDS
 
 
 def test_boards_put_stones_where_the_notation_says(client: TestClient) -> None:
@@ -89,6 +92,17 @@ def test_ai_answers_with_a_legal_move(client: TestClient) -> None:
     assert after["last_search"]["best_move"] == after["moves"][1]
     assert after["last_search"]["simulations"] >= 200
     assert after["last_search"]["stopped_by"] == "iterations"
+
+
+def test_a_budget_of_simulations_alone_still_stops_in_time(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The real limit is 300 s; a short one shows that the most simulations do not lift it.
+    monkeypatch.setattr(web_app, "MAX_SECONDS", 0.3)
+    game = new_game(client, game="gomoku", params={"size": 9}, human=1, simulations=50_000_000)
+    assert game["settings"]["seconds"] == 0.3
+    after = ai_move(client, game["id"])
+    assert after["last_search"]["stopped_by"] == "seconds"
 
 
 def test_ai_takes_the_win(client: TestClient) -> None:

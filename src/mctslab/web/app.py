@@ -31,6 +31,7 @@ from mctslab.web._sessions import ApiError, GameSession, Message, SessionStore
 
 STATIC = Path(__file__).parent / "static"
 #: The longest think and the most simulations one request may ask for (a guard for the server).
+#: Every search stops within MAX_SECONDS, even one asked only for simulations.
 MAX_SECONDS = 300.0
 MAX_SIMULATIONS = 50_000_000
 #: The AI's budget when a new game names none.
@@ -65,7 +66,10 @@ class NewGame(BaseModel):
     def budget(self) -> Budget:
         if self.seconds is None and self.simulations is None:
             return Budget(seconds=DEFAULT_SECONDS)
-        return Budget(iterations=self.simulations, seconds=self.seconds)
+        # A search worker is a shared resource: without a time limit, the most simulations on a
+        # big board (or with the generic engine) would hold one for hours.
+        seconds = MAX_SECONDS if self.seconds is None else self.seconds
+        return Budget(iterations=self.simulations, seconds=seconds)
 
 
 class Move(BaseModel):
