@@ -322,6 +322,26 @@ def test_a_long_search_can_be_stopped_and_plays_its_best_move(client: TestClient
     assert client.post(f"/api/games/{game['id']}/stop").json() == {"stopping": False}
 
 
+def test_a_search_waiting_for_a_free_worker_says_so(client: TestClient) -> None:
+    assert client.get("/api/catalog").json()["limits"]["searches"] == 4
+    with TestClient(create_app("python", searches=1)) as one_search:
+        first, second = (
+            new_game(one_search, game="gomoku", params={"size": 9}, human=1, seconds=120)
+            for _ in range(2)
+        )
+        with one_search.websocket_connect(f"/api/games/{second['id']}/live") as socket:
+            assert socket.receive_json()["type"] == "state"
+            assert one_search.post(f"/api/games/{first['id']}/ai").json()["queued"] is False
+            # The only worker is busy: the second search waits, and its game says so.
+            assert one_search.post(f"/api/games/{second['id']}/ai").json()["queued"] is True
+            assert socket.receive_json()["game"]["queued"] is True
+            one_search.post(f"/api/games/{first['id']}/stop")
+            # Once the worker is free the second search starts, and the page is told.
+            running = socket.receive_json()["game"]
+            assert running["searching"] == "ai" and running["queued"] is False
+            one_search.post(f"/api/games/{second['id']}/stop")
+
+
 def test_the_stream_carries_live_progress_of_legal_moves(client: TestClient) -> None:
     game = new_game(
         client, game="gomoku", params={"size": 7}, moves=["d4", "c3", "e5"], seconds=0.6

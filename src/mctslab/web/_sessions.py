@@ -79,6 +79,38 @@ class _Subscriber:
         return True
 
 
+class SearchWorkers:
+    """The threads that every game's searches share, counting the busy ones.
+
+    A search submitted while every thread is busy waits for one; knowing so, its
+    game can tell the page why nothing happens yet.
+    """
+
+    def __init__(self, threads: int) -> None:
+        self.threads = threads
+        self._executor = ThreadPoolExecutor(threads, thread_name_prefix="mctslab-search")
+        self._lock = threading.Lock()
+        self._busy = 0  # submitted and not finished
+
+    def submit(self, task: Callable[[], None]) -> bool:
+        """Run ``task`` in a worker thread; True when it has to wait for a free one first."""
+        with self._lock:
+            waits = self._busy >= self.threads
+            self._busy += 1
+        self._executor.submit(self._run, task)
+        return waits
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=True)
+
+    def _run(self, task: Callable[[], None]) -> None:
+        try:
+            task()
+        finally:
+            with self._lock:
+                self._busy -= 1
+
+
 class GameSession:
     """One game between a person and the AI."""
 
@@ -92,6 +124,7 @@ class GameSession:
         self._player = MCTSPlayer(settings.engine, SearchConfig(), settings.budget)
         self._subscribers: set[_Subscriber] = set()
         self._searching: SearchKind | None = None
+        self._queued = False  # the search waits for a free worker thread
         self._stop: threading.Event | None = None
         self._last_search: Message | None = None
         self._hint: Message | None = None
@@ -171,7 +204,7 @@ class GameSession:
             self._last_search = self._tree = self._hint = None
             return self._changed()
 
-    def start_search(self, kind: SearchKind, executor: ThreadPoolExecutor) -> Message:
+    def start_search(self, kind: SearchKind, workers: SearchWorkers) -> Message:
         """Begin an AI move (``"ai"``) or a hint for the person (``"hint"``) in a worker thread."""
         with self._lock:
             self._check_idle("start another search")
@@ -184,10 +217,10 @@ class GameSession:
                 raise ApiError(409, "It is the AI's turn; a hint is for your own moves.")
             self._searching, self._stop, self._error = kind, threading.Event(), None
             self._hint = None
-            message = self._changed()
-            position, stop, version = self._state.clone(), self._stop, self._version
-        executor.submit(self._search, kind, position, stop, version)
-        return message
+            position, stop = self._state.clone(), self._stop
+            # The task takes this lock first, so it cannot start before the snapshot is sent.
+            self._queued = workers.submit(lambda: self._search(kind, position, stop))
+            return self._changed()
 
     def stop_search(self) -> bool:
         """Ask the running search to finish now (it plays its best move so far)."""
@@ -222,10 +255,13 @@ class GameSession:
             self._subscribers = {s for s in self._subscribers if s.queue is not queue}
 
     # -- internals --------------------------------------------------------------
-    def _search(
-        self, kind: SearchKind, position: State, stop: threading.Event, version: int
-    ) -> None:
+    def _search(self, kind: SearchKind, position: State, stop: threading.Event) -> None:
         """Run in a worker thread: search, then play the move (AI) or keep the advice (hint)."""
+        with self._lock:
+            if self._queued:  # the page said the search waits; now it runs
+                self._queued = False
+                self._changed()
+            version = self._version
 
         def progress(result: SearchResult) -> None:
             with self._lock:
@@ -314,6 +350,7 @@ class GameSession:
             if outcome is None
             else {"winner": outcome.winner, "reason": outcome.reason},
             "searching": self._searching,
+            "queued": self._queued,
             "last_search": self._last_search,
             "hint": self._hint,
             "error": self._error,
@@ -338,7 +375,7 @@ class SessionStore:
         self.max_games = max_games
         self._games: dict[str, GameSession] = {}
         self._lock = threading.Lock()
-        self.executor = ThreadPoolExecutor(search_threads, thread_name_prefix="mctslab-search")
+        self.workers = SearchWorkers(search_threads)
 
     def new_game(self, start: State, moves: list[int], human: int, budget: Budget) -> GameSession:
         """A new game from ``start`` (an initial position) after ``moves``, already checked."""
@@ -378,7 +415,7 @@ class SessionStore:
             games, self._games = list(self._games.values()), {}
         for session in games:
             session.close()
-        self.executor.shutdown(wait=True)
+        self.workers.shutdown()
 
     def _evict(self) -> None:
         """Close least recently used idle games until there is room for one more."""

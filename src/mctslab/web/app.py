@@ -80,14 +80,18 @@ class Move(BaseModel):
     move: StrictInt | StrictStr
 
 
-def create_app(engine: str = "compiled", *, max_games: int = 32) -> FastAPI:
-    """The app; ``engine`` searches every game ("compiled" or "python")."""
+def create_app(engine: str = "compiled", *, max_games: int = 32, searches: int = 4) -> FastAPI:
+    """The app; ``engine`` searches every game ("compiled" or "python").
+
+    At most ``max_games`` games are kept and ``searches`` searches run at once (the
+    others wait for a free worker thread).
+    """
     if engine not in ENGINES:
         raise ValueError(
             f"The 'engine' parameter of create_app must be one of {', '.join(ENGINES)}. "
             f"Got {engine!r} instead."
         )
-    store = SessionStore(engine, max_games=max_games)
+    store = SessionStore(engine, max_games=max_games, search_threads=searches)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -116,7 +120,11 @@ def create_app(engine: str = "compiled", *, max_games: int = 32) -> FastAPI:
             "games": catalog(),
             "engine": engine,
             "dot": shutil.which("dot") is not None,
-            "limits": {"seconds": MAX_SECONDS, "simulations": MAX_SIMULATIONS},
+            "limits": {
+                "seconds": MAX_SECONDS,
+                "simulations": MAX_SIMULATIONS,
+                "searches": store.workers.threads,
+            },
         }
 
     @app.post("/api/games", status_code=201)
@@ -143,11 +151,11 @@ def create_app(engine: str = "compiled", *, max_games: int = 32) -> FastAPI:
 
     @app.post("/api/games/{game_id}/ai", status_code=202)
     def ai_move(game_id: str) -> Message:
-        return store.get(game_id).start_search("ai", store.executor)
+        return store.get(game_id).start_search("ai", store.workers)
 
     @app.post("/api/games/{game_id}/hint", status_code=202)
     def hint(game_id: str) -> Message:
-        return store.get(game_id).start_search("hint", store.executor)
+        return store.get(game_id).start_search("hint", store.workers)
 
     @app.post("/api/games/{game_id}/stop")
     def stop(game_id: str) -> Message:

@@ -46,6 +46,7 @@ const STRINGS = {
     your_turn: "Your turn ({name})",
     ai_thinking: "The AI ({name}) is thinking",
     hint_thinking: "Looking for a hint",
+    queued: "Waiting for a free search slot ({n} searches are running)",
     you_win: "You win! ({reason})",
     ai_wins: "The AI wins ({reason})",
     draw: "Draw ({reason})",
@@ -123,6 +124,7 @@ const STRINGS = {
     your_turn: "轮到你了（{name}）",
     ai_thinking: "AI（{name}）正在思考",
     hint_thinking: "正在寻找提示",
+    queued: "正在等待空闲的搜索位置（已有 {n} 个搜索在运行）",
     you_win: "你赢了！（{reason}）",
     ai_wins: "AI 获胜（{reason}）",
     draw: "平局（{reason}）",
@@ -439,6 +441,10 @@ function renderStatus() {
     if (game.outcome.winner === null) text = t("draw", { reason });
     else if (game.outcome.winner === game.settings.human) text = t("you_win", { reason });
     else text = t("ai_wins", { reason });
+  } else if (game.queued) {
+    // the server runs a few searches at once, shared by every tab: this one waits its turn
+    state = "thinking";
+    text = t("queued", { n: catalog.limits.searches });
   } else if (game.searching === "hint") {
     state = "thinking";
     text = t("hint_thinking");
