@@ -7,6 +7,7 @@ never downloads a browser of its own.
 from __future__ import annotations
 
 import base64
+import json
 import re
 import socket
 import struct
@@ -106,6 +107,21 @@ def _start_game(page: Any, game: str, simulations: int) -> None:
     page.click("#new-game")
     page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
     page.wait_for_selector("#status[data-state=your-turn]")
+
+
+def _open_game(page: Any, server: str, **body: Any) -> dict[str, Any]:
+    """Make a game through the API (any position) and show it in this tab, as a reload would."""
+    request = urllib.request.Request(
+        f"{server}api/games", data=json.dumps(body).encode(), method="POST"
+    )
+    request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=5) as response:
+        game: dict[str, Any] = json.load(response)
+    page.wait_for_selector("#status[data-state]")  # the page's own first game is stored
+    page.evaluate("(id) => sessionStorage.setItem('mctslab.game', id)", game["id"])
+    page.reload()
+    page.wait_for_selector("#status[data-state]")
+    return game
 
 
 def _play_to_the_end(page: Any) -> int:
@@ -260,4 +276,21 @@ def test_a_tab_whose_game_is_gone_says_so_in_its_new_game(server: str, browser: 
     gone = "This game is no longer on the server; a new one was started."
     assert page.inner_text("#message") == gone
     assert not [text for text in page.evaluate("window.shown") if "connection" in text.lower()]
+    page.close()
+
+
+def test_othello_marks_the_legal_moves_and_says_when_to_pass(server: str, browser: Any) -> None:
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(server)
+    _open_game(page, server, game="othello", simulations=50)
+    page.wait_for_selector("#status[data-state=your-turn]")
+    # No hover on a touch screen: Black's four opening moves are marked.
+    assert page.locator("#board .legal").count() == 4
+    # Here Black has no legal move and White has.
+    moves = ["d3", "c3", "e6", "d2", "d1", "e1", "b2", "c1"]
+    _open_game(page, server, game="othello", moves=moves, simulations=50)
+    page.wait_for_selector("#status[data-state=your-turn]")
+    assert page.inner_text("#status") == "You have no legal move: pass"
+    assert page.is_visible("#pass") and page.is_enabled("#pass")
+    assert page.locator("#board .legal").count() == 0
     page.close()

@@ -44,6 +44,7 @@ const STRINGS = {
     param_k: "Stones in a row to win",
     param_start: "Count down from",
     your_turn: "Your turn ({name})",
+    must_pass: "You have no legal move: pass",
     ai_thinking: "The AI ({name}) is thinking",
     hint_thinking: "Looking for a hint",
     queued: "Waiting for a free search slot ({n} searches are running)",
@@ -122,6 +123,7 @@ const STRINGS = {
     param_k: "连成几子获胜",
     param_start: "从几开始倒数",
     your_turn: "轮到你了（{name}）",
+    must_pass: "你无子可下：请停一手",
     ai_thinking: "AI（{name}）正在思考",
     hint_thinking: "正在寻找提示",
     queued: "正在等待空闲的搜索位置（已有 {n} 个搜索在运行）",
@@ -450,7 +452,7 @@ function renderStatus() {
     text = t("hint_thinking");
   } else if (game.to_move === game.settings.human) {
     state = "your-turn";
-    text = t("your_turn", { name: humanName() });
+    text = mustPass() ? t("must_pass") : t("your_turn", { name: humanName() });
   } else {
     state = "thinking";
     text = t("ai_thinking", { name: aiName() });
@@ -487,6 +489,11 @@ function heatShares() {
   const mean = 1 / shares.size;
   const strength = (share) => (top > mean ? Math.max(0, (share - mean) / (top - mean)) : 1);
   return { shares, rank, strength, best: live ? null : result.moves[0].id };
+}
+
+// Whether the only legal move is a pass (Othello), which has no cell to click.
+function mustPass() {
+  return game.legal.length === 1 && game.legal[0].move === "pass";
 }
 
 function canPlay() {
@@ -629,6 +636,15 @@ function drawGrid(board) {
 
   // click targets on the legal moves
   if (canPlay()) {
+    // Only Othello leaves empty cells where no stone may go; mark its legal ones, since a
+    // touch screen has no hover to find them.
+    if (name === "othello") {
+      for (const move of game.legal) {
+        if (move.id >= board.rows * board.columns) continue;
+        const [row, column] = [Math.floor(move.id / board.columns), move.id % board.columns];
+        layers.push(svg("circle", { cx: x(column) + CELL / 2, cy: y(row) + CELL / 2, r: CELL * 0.09, fill: "rgba(0, 0, 0, 0.35)", class: "legal" }));
+      }
+    }
     for (const move of game.legal) {
       let target;
       if (board.moves === "columns") {
