@@ -154,6 +154,21 @@ def test_undo_takes_back_the_persons_move_and_the_ai_reply(client: TestClient) -
     assert again.status_code == 409 and "no move of yours" in again.json()["error"]
 
 
+def test_undo_is_offered_only_with_a_move_of_the_persons_to_take_back(
+    client: TestClient,
+) -> None:
+    game = new_game(client, game="tictactoe", human=1, simulations=100)
+    assert game["can_undo"] is False
+    after = ai_move(client, game["id"])
+    assert after["can_undo"] is False  # only the AI has moved
+    assert client.post(f"/api/games/{game['id']}/undo").status_code == 409
+    move = after["legal"][0]["id"]
+    assert client.post(f"/api/games/{game['id']}/moves", json={"move": move}).json()["can_undo"]
+    # A loaded game's moves of the person's side are theirs to take back.
+    assert new_game(client, game="tictactoe", human=0, moves=["a1", "b2"])["can_undo"] is True
+    assert new_game(client, game="tictactoe", human=1, moves=["a1"])["can_undo"] is False
+
+
 def test_undo_after_the_game_is_over(client: TestClient) -> None:
     # X (the AI) won along the first row; the person (O) takes back b2, and so the AI's c1.
     game = new_game(client, game="tictactoe", human=1, moves=["a1", "a2", "b1", "b2", "c1"])

@@ -294,3 +294,17 @@ def test_othello_marks_the_legal_moves_and_says_when_to_pass(server: str, browse
     assert page.is_visible("#pass") and page.is_enabled("#pass")
     assert page.locator("#board .legal").count() == 0
     page.close()
+
+
+def test_undo_is_enabled_only_with_a_move_of_yours_to_take_back(server: str, browser: Any) -> None:
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(server)
+    # The person plays O: only the AI's first move is on the board.
+    _open_game(page, server, game="tictactoe", human=1, moves=["b2"], simulations=50)
+    page.wait_for_selector("#status[data-state=your-turn]")
+    assert not page.is_enabled("#undo")
+    page.locator("#board rect.target").first.click()
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 3")
+    page.wait_for_selector("#status[data-state=your-turn]")
+    assert page.is_enabled("#undo")
+    page.close()

@@ -189,13 +189,10 @@ class GameSession:
         """Take back moves until it is the person's turn again, one of their moves undone."""
         with self._lock:
             self._check_idle("undo")
-            kept = list(self._history)
-            while kept:
-                kept.pop()
-                if self._replay(kept).current_player == self.settings.human:
-                    break
-            if kept == self._history or self._replay(kept).current_player != self.settings.human:
+            point = self._undo_point()
+            if point is None:
                 raise ApiError(409, "There is no move of yours to take back.")
+            kept = self._history[:point]
             self._history = []
             self._state = self._start.clone()
             for move in kept:
@@ -313,11 +310,14 @@ class GameSession:
         self._state.apply(move)
         self._history.append(move)
 
-    def _replay(self, moves: list[int]) -> State:
-        state = self._start.clone()
-        for move in moves:
+    def _undo_point(self) -> int | None:
+        """How many moves an undo keeps: up to the person's last move; None if they made none."""
+        point, state = None, self._start.clone()
+        for index, move in enumerate(self._history):
+            if state.current_player == self.settings.human:
+                point = index
             state.apply(move)
-        return state
+        return point
 
     def _changed(self) -> Message:
         """Count a change, tell the live streams, and return the new snapshot."""
@@ -349,6 +349,7 @@ class GameSession:
             "outcome": None
             if outcome is None
             else {"winner": outcome.winner, "reason": outcome.reason},
+            "can_undo": self._undo_point() is not None,
             "searching": self._searching,
             "queued": self._queued,
             "last_search": self._last_search,

@@ -776,7 +776,7 @@ function renderMoves() {
 
 function renderButtons() {
   const idle = !game.searching;
-  $("#undo").disabled = !idle || game.moves.length === 0;
+  $("#undo").disabled = !idle || !game.can_undo;
   $("#hint").disabled = !canPlay();
   $("#stop").disabled = idle;
   $("#load").disabled = !idle;
