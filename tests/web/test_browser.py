@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import shutil
 import socket
 import struct
 import subprocess
@@ -307,4 +308,22 @@ def test_undo_is_enabled_only_with_a_move_of_yours_to_take_back(server: str, bro
     page.wait_for_function("document.querySelectorAll('#move-list li').length === 3")
     page.wait_for_selector("#status[data-state=your-turn]")
     assert page.is_enabled("#undo")
+    page.close()
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz's dot program is not installed")
+def test_the_search_tree_opens_on_its_root(server: str, browser: Any) -> None:
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(server)
+    _open_game(page, server, game="tictactoe", human=1, simulations=300)
+    page.wait_for_selector("#status[data-state=your-turn]")  # the AI has moved
+    page.click("#show-tree")
+    root = page.locator("#tree-body svg g.node").first
+    root.wait_for()
+    view, node = page.locator("#tree-body").bounding_box(), root.bounding_box()
+    # The tree is wider than the dialog, and its root is in view, about centred.
+    assert page.evaluate("document.querySelector('#tree-body').scrollWidth") > 2 * view["width"]
+    assert "root" in (root.text_content() or "")
+    centre = node["x"] + node["width"] / 2
+    assert abs(centre - (view["x"] + view["width"] / 2)) < view["width"] / 4
     page.close()

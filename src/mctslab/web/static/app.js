@@ -803,18 +803,38 @@ function applyLanguage() {
 }
 
 // -- the search tree ------------------------------------------------------------------
-function showTree() {
+async function showTree() {
   const body = $("#tree-body");
   const dot = `/api/games/${game.id}/tree.dot`;
   const link = element("a", { href: dot, download: "search-tree.dot" }, t("download_dot"));
-  if (!catalog.dot) {
-    body.replaceChildren(element("p", { class: "note" }, t("no_dot")), link);
-  } else {
-    const image = element("img", { src: `/api/games/${game.id}/tree.svg?v=${game.version}`, alt: t("search_tree") });
-    image.addEventListener("error", () => body.replaceChildren(element("p", { class: "note" }, t("no_dot")), link));
-    body.replaceChildren(image);
-  }
+  const unavailable = () => body.replaceChildren(element("p", { class: "note" }, t("no_dot")), link);
+  body.replaceChildren();
   $("#tree-dialog").showModal();
+  if (!catalog.dot) {
+    unavailable();
+    return;
+  }
+  let drawing;
+  try {
+    const response = await fetch(`/api/games/${game.id}/tree.svg`, { cache: "no-store" });
+    if (!response.ok) throw new Error(response.statusText);
+    drawing = new DOMParser().parseFromString(await response.text(), "image/svg+xml").documentElement;
+  } catch {
+    unavailable();
+    return;
+  }
+  // Drawn in the page rather than as an image, so that the root can be found: a wide tree
+  // would otherwise open at its left edge, with the root (at the top, centred over its
+  // children) off-screen. Graphviz writes the nodes in the order given, the root first.
+  drawing.setAttribute("role", "img");
+  drawing.setAttribute("aria-label", t("search_tree"));
+  body.replaceChildren(drawing);
+  const root = drawing.querySelector("g.node");
+  if (root) {
+    const node = root.getBoundingClientRect();
+    const view = body.getBoundingClientRect();
+    body.scrollLeft += node.left + node.width / 2 - (view.left + view.width / 2);
+  }
 }
 
 // -- records ------------------------------------------------------------------------------
