@@ -436,7 +436,7 @@ def test_every_page_string_is_in_both_languages() -> None:
     key = re.compile(r'^ {4}"?([\w ]+)"?:', re.MULTILINE)  # the entries of one language
     assert set(key.findall(english)) == set(key.findall(chinese))
     used = set(re.findall(r'\bt\("(\w+)"', script))
-    used |= set(re.findall(r'data-i18n="(\w+)"', (STATIC / "index.html").read_text()))
+    used |= set(re.findall(r'data-i18n(?:-title)?="(\w+)"', (STATIC / "index.html").read_text()))
     assert used <= set(key.findall(english))
 
 

@@ -327,3 +327,24 @@ def test_the_search_tree_opens_on_its_root(server: str, browser: Any) -> None:
     centre = node["x"] + node["width"] / 2
     assert abs(centre - (view["x"] + view["width"] / 2)) < view["width"] / 4
     page.close()
+
+
+def test_the_analysis_says_what_its_figures_count(server: str, browser: Any) -> None:
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(server)
+    _open_game(page, server, game="tictactoe", human=1, simulations=300)
+    page.wait_for_selector("#status[data-state=your-turn]")  # the AI has moved
+    score = page.locator("#top-moves th").nth(3)
+    assert score.inner_text() == "Score" and "a draw ½" in (score.get_attribute("title") or "")
+    assert re.fullmatch(r"[\d,]+ simulations in \d+\.\d\d s", page.inner_text("#sims"))
+    # A share of a few visits in a thousand is not 0%, nor is 99.97% a certainty.
+    shown = page.evaluate("[0.004, 0.0001, 0.9997, 0, 1].map(percent)")
+    assert shown == ["0.4%", "<0.1%", ">99.9%", "0%", "100%"]
+    # A search that a kept proof made unnecessary (the compiled engine's tree does that).
+    page.evaluate(
+        """accept({...game, version: game.version + 1, last_search: {
+            ...game.last_search, simulations: 0, sims_per_second: 0, stopped_by: "proven"}})"""
+    )
+    assert page.inner_text("#sims") == "proven, no search needed"
+    assert page.inner_text("#speed") == "–"
+    page.close()

@@ -11,7 +11,7 @@ const STRINGS = {
     strength: "AI strength, per move",
     seconds: "seconds",
     simulations: "simulations",
-    sims_label: "Simulations",
+    sims_label: "This search",
     your_side: "You play",
     side_first: "{name} (moves first)",
     side_second: "{name} (moves second)",
@@ -29,8 +29,10 @@ const STRINGS = {
     speed: "Speed",
     move: "Move",
     visits: "Visits",
+    visits_help: "Visits to each move, counting the tree kept from the earlier searches of this game",
     share: "Share",
-    win_rate: "Win",
+    score: "Score",
+    score_help: "Expected score for the side to move: a win counts 1, a draw ½",
     show_tree: "Show search tree",
     moves_played: "Moves",
     search_tree: "Search tree of the AI's last move",
@@ -56,7 +58,8 @@ const STRINGS = {
     title_ai_last: "The AI's last move: {move}",
     title_hint: "Hint for you: {move}",
     title_none: "The AI's thinking appears here while it searches.",
-    sims_value: "{sims} in {seconds} s",
+    sims_value: "{sims} simulations in {seconds} s",
+    proven: "proven, no search needed",
     per_second: "{n} / s",
     stopped_early: "stopped early",
     engine_note: "Engine: {engine}. Each browser tab plays its own game.",
@@ -90,7 +93,7 @@ const STRINGS = {
     strength: "AI 强度（每步）",
     seconds: "秒",
     simulations: "次模拟",
-    sims_label: "模拟次数",
+    sims_label: "本次搜索",
     your_side: "你执",
     side_first: "{name}（先手）",
     side_second: "{name}（后手）",
@@ -108,8 +111,10 @@ const STRINGS = {
     speed: "速度",
     move: "着法",
     visits: "访问",
+    visits_help: "每个着法的访问次数，包括本局之前的搜索保留下来的树",
     share: "占比",
-    win_rate: "胜率",
+    score: "得分",
+    score_help: "轮到走棋一方的期望得分：赢计 1，和计 ½",
     show_tree: "查看搜索树",
     moves_played: "着法记录",
     search_tree: "AI 上一步的搜索树",
@@ -135,7 +140,8 @@ const STRINGS = {
     title_ai_last: "AI 上一步：{move}",
     title_hint: "给你的提示：{move}",
     title_none: "AI 搜索时，它的思考会实时显示在这里。",
-    sims_value: "{sims}，用时 {seconds} 秒",
+    sims_value: "{sims} 次模拟，用时 {seconds} 秒",
+    proven: "已证明，无需搜索",
     per_second: "{n} 次 / 秒",
     stopped_early: "提前停止",
     engine_note: "引擎：{engine}。每个浏览器标签页各下一局。",
@@ -224,8 +230,11 @@ function number(value) {
   return Math.round(value).toLocaleString(lang === "zh" ? "zh-CN" : "en-US");
 }
 
+// One decimal; a share or score that is not exactly 0 or 1 never reads as one.
 function percent(value) {
-  return `${(100 * value).toFixed(value > 0.995 || value < 0.005 ? 0 : 1)}%`;
+  if (value > 0 && value < 0.0005) return "<0.1%";
+  if (value < 1 && value > 0.9995) return ">99.9%";
+  return `${(100 * value).toFixed(value === 0 || value === 1 ? 0 : 1)}%`;
 }
 
 // -- talking to the server ------------------------------------------------------
@@ -739,13 +748,19 @@ function renderAnalysis() {
       // a sliver too narrow for its label shows none (the label is its tooltip)
       part.firstChild.textContent = share < 0.15 ? "" : label;
       part.style.padding = share < 0.05 ? "0" : "";
-      part.title = label;
+      part.title = `${label} (${t("score_help")})`;
     });
     $("#best-move").textContent = result.best_move;
     $("#pv").textContent = result.pv.join(" ");
-    const sims = t("sims_value", { sims: number(result.simulations), seconds: result.seconds.toFixed(2) });
-    $("#sims").textContent = result.stopped_by === "stopped" ? `${sims}, ${t("stopped_early")}` : sims;
-    $("#speed").textContent = t("per_second", { n: number(result.sims_per_second) });
+    if (result.simulations === 0) {
+      // the tree kept from earlier searches already knew the outcome: there is no speed to give
+      $("#sims").textContent = t("proven");
+      $("#speed").textContent = "–";
+    } else {
+      const sims = t("sims_value", { sims: number(result.simulations), seconds: result.seconds.toFixed(2) });
+      $("#sims").textContent = result.stopped_by === "stopped" ? `${sims}, ${t("stopped_early")}` : sims;
+      $("#speed").textContent = t("per_second", { n: number(result.sims_per_second) });
+    }
   } else {
     parts.forEach((part, player) => {
       part.style.width = "50%";
@@ -791,6 +806,7 @@ function renderButtons() {
 function applyLanguage() {
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  for (const node of document.querySelectorAll("[data-i18n-title]")) node.title = t(node.dataset.i18nTitle);
   $("#language").textContent = t("other_language");
   if ($("#game").options.length) {
     const keep = { game: $("#game").value, side: $("#side").value, params: formRequest().params };
