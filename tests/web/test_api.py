@@ -229,11 +229,11 @@ def test_searches_only_on_the_right_turn(client: TestClient) -> None:
 @pytest.mark.parametrize(
     ("body", "status", "message"),
     [
-        ({"game": "chess"}, 400, "Unknown game 'chess'"),
+        ({"game": "chess"}, 400, "Unknown game 'chess'; the board plays countdown, gomoku,"),
         ({"game": "gomoku", "params": {"size": 40}}, 400, "The 'size' parameter of gomoku"),
         ({"game": "gomoku", "params": {"colour": 1}}, 400, "Unknown parameter(s) 'colour'"),
         ({"game": "gomoku", "params": {"size": "9"}}, 422, "params.size"),
-        ({"game": "numbers"}, 400, "not a two-player game"),
+        ({"game": "numbers"}, 400, "not a two-player game; the board plays countdown,"),
         ({"game": "tictactoe", "moves": ["a1", "a1"]}, 400, "'a1' is not legal"),
         ({"game": "tictactoe", "seconds": 0}, 422, "seconds"),
         ({"game": "tictactoe", "seconds": 1e9}, 422, "seconds"),
@@ -249,6 +249,8 @@ def test_bad_new_games_are_refused(
     response = client.post("/api/games", json=body)
     assert response.status_code == status
     assert message in response.json()["error"]
+    if "the board plays" in message:  # only the games it plays
+        assert "numbers" not in response.json()["error"].partition("plays")[2]
 
 
 @pytest.mark.parametrize(

@@ -348,3 +348,29 @@ def test_the_analysis_says_what_its_figures_count(server: str, browser: Any) -> 
     assert page.inner_text("#sims") == "proven, no search needed"
     assert page.inner_text("#speed") == "–"
     page.close()
+
+
+def test_the_page_names_sides_moves_and_scores_plainly(server: str, browser: Any) -> None:
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(server)
+    # Connect Four's X and O are red and yellow discs; its moves are columns.
+    _open_game(page, server, game="connect4", moves=["4", "3"], seconds=60)
+    page.wait_for_selector("#status[data-state=your-turn]")
+    assert page.inner_text("#status") == "Your turn (Red X)"
+    assert page.locator("#side option").all_inner_texts() == [
+        "Red X (moves first)",
+        "Yellow O (moves second)",
+    ]
+    assert page.locator("#move-list li").all_inner_texts() == ["col 4", "col 3"]
+    # Stopping a hint plays nothing.
+    page.click("#hint")
+    page.wait_for_selector("#status[data-state=thinking]")
+    assert page.inner_text("#stop") == "Stop"
+    page.click("#stop")
+    page.wait_for_selector("#status[data-state=your-turn]")
+    assert page.inner_text("#stop") == "Stop and play"
+    # Othello's final score says whose discs are whose.
+    moves = ["d3", "c3", "f5", "f4", "f3", "d2", "d1", "e3", "b3"]
+    _open_game(page, server, game="othello", moves=moves)
+    assert page.inner_text("#status") == "You win! (wipe-out, Black 13 – White 0)"
+    page.close()

@@ -24,7 +24,7 @@ from mctslab.core.tree_view import TreeView
 from mctslab.games import GameOverError, State
 from mctslab.players.mcts import MCTSPlayer
 from mctslab.records import dump_record, player_tags, result_tag
-from mctslab.web._boards import board_view
+from mctslab.web._boards import board_view, two_player_games
 
 SearchKind = Literal["ai", "hint"]
 Message = dict[str, Any]
@@ -382,7 +382,9 @@ class SessionStore:
         """A new game from ``start`` (an initial position) after ``moves``, already checked."""
         if start.spec.num_players != 2:
             raise ApiError(
-                400, f"{start.spec.name!r} is not a two-player game; the board plays those only."
+                400,
+                f"{start.spec.name!r} is not a two-player game; the board plays "
+                f"{', '.join(two_player_games())}.",
             )
         settings = Settings(start.spec.name, dict(start.spec.params), human, budget, self.engine)
         with self._lock:

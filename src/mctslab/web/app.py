@@ -23,10 +23,10 @@ from starlette.exceptions import HTTPException
 
 from mctslab.core.config import Budget
 from mctslab.core.tree_view import TreeView
-from mctslab.games import State, make
+from mctslab.games import State, available_games, make
 from mctslab.players.mcts import ENGINES
 from mctslab.records import load_record, parse_moves
-from mctslab.web._boards import catalog
+from mctslab.web._boards import catalog, two_player_games
 from mctslab.web._sessions import ApiError, GameSession, Message, SessionStore
 
 STATIC = Path(__file__).parent / "static"
@@ -54,6 +54,12 @@ class NewGame(BaseModel):
 
     def position(self) -> tuple[State, list[int]]:
         """The start position and the move ids (from ``record``, else ``game`` and ``moves``)."""
+        if self.record is None and self.game not in available_games():
+            # the registry's own message would list games the board does not play
+            raise ApiError(
+                400,
+                f"Unknown game {self.game!r}; the board plays {', '.join(two_player_games())}.",
+            )
         try:
             if self.record is not None:
                 loaded = load_record(self.record)

@@ -23,6 +23,7 @@ const STRINGS = {
     undo: "Undo",
     hint: "Hint",
     stop: "Stop and play",
+    stop_hint: "Stop",
     analysis: "AI analysis",
     best_move: "Best move",
     pv: "Main line",
@@ -74,6 +75,8 @@ const STRINGS = {
     bad_file: "Could not read the file: {error}",
     player_X: "X",
     player_O: "O",
+    player_connect4_X: "Red X",
+    player_connect4_O: "Yellow O",
     player_Black: "Black",
     player_White: "White",
     "player_Player 1": "Player 1",
@@ -83,6 +86,8 @@ const STRINGS = {
     reason_more: "more discs, {score}",
     reason_wipe: "wipe-out, {score}",
     reason_equal: "equal discs, {score}",
+    disc_score: "{first} {a} – {second} {b}",
+    column_move: "col {move}",
     reason_said: "{name} said 1",
   },
   zh: {
@@ -105,6 +110,7 @@ const STRINGS = {
     undo: "悔棋",
     hint: "提示",
     stop: "停止并落子",
+    stop_hint: "停止",
     analysis: "AI 分析",
     best_move: "最佳着法",
     pv: "主要变化",
@@ -156,6 +162,8 @@ const STRINGS = {
     bad_file: "无法读取文件：{error}",
     player_X: "X",
     player_O: "O",
+    player_connect4_X: "红方 X",
+    player_connect4_O: "黄方 O",
     player_Black: "黑方",
     player_White: "白方",
     "player_Player 1": "玩家 1",
@@ -165,6 +173,8 @@ const STRINGS = {
     reason_more: "棋子更多，{score}",
     reason_wipe: "全部吃光，{score}",
     reason_equal: "棋子数相同，{score}",
+    disc_score: "{first} {a} – {second} {b}",
+    column_move: "第 {move} 列",
     reason_said: "{name}报到了 1",
   },
 };
@@ -175,9 +185,9 @@ const REASONS = [
   [/^four in a row$/, () => ["reason_in_a_row", { n: 4 }]],
   [/^(\d+) in a row$/, (m) => ["reason_in_a_row", { n: m[1] }]],
   [/^board full$/, () => ["reason_full", {}]],
-  [/^more discs \((.*)\)$/, (m) => ["reason_more", { score: m[1] }]],
-  [/^wipe-out \((.*)\)$/, (m) => ["reason_wipe", { score: m[1] }]],
-  [/^equal discs \((.*)\)$/, (m) => ["reason_equal", { score: m[1] }]],
+  [/^more discs \((\d+)-(\d+)\)$/, (m) => ["reason_more", { score: discScore(m) }]],
+  [/^wipe-out \((\d+)-(\d+)\)$/, (m) => ["reason_wipe", { score: discScore(m) }]],
+  [/^equal discs \((\d+)-(\d+)\)$/, (m) => ["reason_equal", { score: discScore(m) }]],
   [/^(.*) said 1$/, (m) => ["reason_said", { name: playerName(m[1]) }]],
 ];
 
@@ -211,8 +221,21 @@ function t(key, vars = {}) {
   return text.replace(/\{(\w+)\}/g, (_, name) => String(vars[name] ?? ""));
 }
 
-function playerName(name) {
-  return t(`player_${name}`);
+// Connect Four's notation calls its sides X and O, but the board shows red and yellow discs.
+function playerName(name, gameName = game?.settings.game) {
+  const key = `player_${gameName}_${name}`;
+  return t(key in STRINGS.en ? key : `player_${name}`);
+}
+
+// Othello's score "16-48" is the first player's discs, then the second's: say whose.
+function discScore([, a, b]) {
+  const [first, second] = game.players.map((name) => playerName(name));
+  return t("disc_score", { first, a, second, b });
+}
+
+// Connect Four's moves are bare column numbers, which a numbered list makes hard to read.
+function moveLabel(move) {
+  return game.settings.game === "connect4" ? t("column_move", { move }) : move;
 }
 
 function reasonText(reason) {
@@ -382,7 +405,8 @@ function renderParams(values) {
 }
 
 function renderSides(human) {
-  const [first, second] = currentEntry().players.map(playerName);
+  const entry = currentEntry();
+  const [first, second] = entry.players.map((name) => playerName(name, entry.name));
   $("#side").replaceChildren(
     new Option(t("side_first", { name: first }), "0"),
     new Option(t("side_second", { name: second }), "1"),
@@ -785,7 +809,7 @@ function renderAnalysis() {
 
 function renderMoves() {
   const list = $("#move-list");
-  list.replaceChildren(...game.moves.map((move) => element("li", {}, move)));
+  list.replaceChildren(...game.moves.map((move) => element("li", {}, moveLabel(move))));
   list.scrollTop = list.scrollHeight;
 }
 
@@ -794,6 +818,8 @@ function renderButtons() {
   $("#undo").disabled = !idle || !game.can_undo;
   $("#hint").disabled = !canPlay();
   $("#stop").disabled = idle;
+  // stopping a hint plays nothing
+  $("#stop").textContent = t(game.searching === "hint" ? "stop_hint" : "stop");
   $("#load").disabled = !idle;
   $("#show-tree").disabled = !game.tree;
   $("#show-tree").title = game.last_search && !game.tree ? t("no_tree") : "";
