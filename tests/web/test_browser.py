@@ -374,3 +374,22 @@ def test_the_page_names_sides_moves_and_scores_plainly(server: str, browser: Any
     _open_game(page, server, game="othello", moves=moves)
     assert page.inner_text("#status") == "You win! (wipe-out, Black 13 – White 0)"
     page.close()
+
+
+def test_a_second_quick_click_is_ignored(server: str, browser: Any) -> None:
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(server)
+    _open_game(page, server, game="tictactoe", simulations=50)
+    page.wait_for_selector("#status[data-state=your-turn]")
+    # Two clicks on two cells before the first move is answered.
+    page.evaluate(
+        """() => {
+          const [first, second] = document.querySelectorAll('#board rect.target');
+          first.dispatchEvent(new MouseEvent('click'));
+          second.dispatchEvent(new MouseEvent('click'));
+        }"""
+    )
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 2")
+    page.wait_for_selector("#status[data-state=your-turn]")
+    assert page.inner_text("#message") == ""
+    page.close()

@@ -215,6 +215,7 @@ let game = null; // the latest snapshot of this tab's game
 let live = null; // the latest progress message of the running search
 let socket = null;
 let aiAsked = null;
+let moving = false; // a move of the person's is on its way to the server
 
 function t(key, vars = {}) {
   const text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
@@ -290,6 +291,17 @@ async function command(path, body) {
     accept(await api("POST", `/api/games/${game.id}/${path}`, body));
   } catch (error) {
     showMessage(error.message);
+  }
+}
+
+// A second click before the first move's answer would be refused ("It is the AI's turn"): ignore it.
+async function playMove(id) {
+  if (moving) return;
+  moving = true;
+  try {
+    await command("moves", { move: id });
+  } finally {
+    moving = false;
   }
 }
 
@@ -689,7 +701,7 @@ function drawGrid(board) {
       }
       Object.entries({ class: "target", fill: "transparent", rx: 6, "data-move": move.id }).forEach(([k, v]) => target.setAttribute(k, v));
       target.append(svg("title", {}, move.move));
-      target.addEventListener("click", () => command("moves", { move: move.id }));
+      target.addEventListener("click", () => playMove(move.id));
       layers.push(target);
     }
   }
@@ -725,7 +737,7 @@ function drawCount(board) {
       button.append(element("span", {}, t("count_say", { numbers })));
     }
     button.disabled = !canPlay();
-    button.addEventListener("click", () => command("moves", { move: move.id }));
+    button.addEventListener("click", () => playMove(move.id));
     choices.append(button);
   }
   box.replaceChildren(
@@ -936,7 +948,7 @@ async function main() {
   });
   $("#pass").addEventListener("click", () => {
     const pass = game.legal.find((move) => move.move === "pass");
-    if (pass) command("moves", { move: pass.id });
+    if (pass) playMove(pass.id);
   });
   $("#show-tree").addEventListener("click", showTree);
   $("#close-tree").addEventListener("click", () => $("#tree-dialog").close());
