@@ -393,3 +393,17 @@ def test_a_second_quick_click_is_ignored(server: str, browser: Any) -> None:
     page.wait_for_selector("#status[data-state=your-turn]")
     assert page.inner_text("#message") == ""
     page.close()
+
+
+def test_a_phone_screen_fits_the_page(server: str, browser: Any) -> None:
+    page = browser.new_page(viewport={"width": 320, "height": 640})
+    page.goto(server)
+    _open_game(page, server, game="connect4", simulations=50)
+    page.wait_for_selector("#status[data-state=your-turn]")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    # The hint's marker shows on Connect Four's blue board.
+    page.click("#hint")
+    hint = page.locator("#board .hint")
+    hint.wait_for()
+    assert hint.get_attribute("stroke") == "#ffffff"
+    page.close()

@@ -569,12 +569,12 @@ function drawGrid(board) {
   const y = (row) => MARGIN + row * CELL;
   const centre = (index) => index * CELL + CELL / 2;
 
-  // the board itself
+  // the board itself, and a hint marker that shows on it
   const look = {
-    gomoku: { fill: "#dcb468", line: "#5b4421" },
-    othello: { fill: "#2f7d4f", line: "#1b4d30" },
-    tictactoe: { fill: "#fbfbfd", line: "#2b2f3a" },
-    connect4: { fill: "#1f5fc7", line: "#1f5fc7" },
+    gomoku: { fill: "#dcb468", line: "#5b4421", hint: "#2563eb" },
+    othello: { fill: "#2f7d4f", line: "#1b4d30", hint: "#2563eb" },
+    tictactoe: { fill: "#fbfbfd", line: "#2b2f3a", hint: "#2563eb" },
+    connect4: { fill: "#1f5fc7", line: "#1f5fc7", hint: "#ffffff" },
   }[name];
   layers.push(svg("rect", { x: 0, y: 0, width: width + 2 * MARGIN, height: height + 2 * MARGIN, rx: 10, fill: look.fill }));
   if (name === "gomoku") {
@@ -673,7 +673,7 @@ function drawGrid(board) {
     const column = board.moves === "columns" ? heat.best : heat.best % board.columns;
     const row = board.moves === "columns" ? null : Math.floor(heat.best / board.columns);
     if (column < board.columns && (row === null || row < board.rows)) {
-      const attributes = { fill: "none", stroke: "#2563eb", "stroke-width": 2.5, "stroke-dasharray": "5 3", class: "hint", rx: 6 };
+      const attributes = { fill: "none", stroke: look.hint, "stroke-width": 2.5, "stroke-dasharray": "5 3", class: "hint", rx: 6 };
       if (row === null) layers.push(svg("rect", { x: x(column) + 1, y: y(0), width: CELL - 2, height, ...attributes }));
       else layers.push(svg("rect", { x: x(column) + 1, y: y(row) + 1, width: CELL - 2, height: CELL - 2, ...attributes }));
     }
