@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import threading
@@ -17,6 +18,7 @@ from mctslab.web import create_app
 from tests.conftest import load_data
 from tests.web.conftest import ai_move, new_game, wait_idle
 
+JSON = {"content-type": "application/json"}
 STATIC = Path(__file__).resolve().parents[2] / "src" / "mctslab" / "web" / "static"
 
 
@@ -239,6 +241,8 @@ def test_searches_only_on_the_right_turn(client: TestClient) -> None:
         ({"game": "tictactoe", "seconds": 1e9}, 422, "seconds"),
         ({"game": "tictactoe", "simulations": 0}, 422, "simulations"),
         ({"game": "tictactoe", "human": 2}, 422, "human"),
+        ({"game": "tictactoe", "human": True}, 422, "human: Input should be a valid integer"),
+        ({"game": "tictactoe", "seconds": float("nan")}, 422, "seconds: Input should be a finite"),
         ({"record": "chess\n"}, 400, "unknown game 'chess'"),
         ({"record": "tictactoe\nb2 b2\n"}, 400, "move 2 ('b2')"),
     ],
@@ -246,7 +250,8 @@ def test_searches_only_on_the_right_turn(client: TestClient) -> None:
 def test_bad_new_games_are_refused(
     client: TestClient, body: dict[str, Any], status: int, message: str
 ) -> None:
-    response = client.post("/api/games", json=body)
+    # Python's json writes NaN as JavaScript does, where httpx's json= refuses it.
+    response = client.post("/api/games", content=json.dumps(body), headers=JSON)
     assert response.status_code == status
     assert message in response.json()["error"]
     if "the board plays" in message:  # only the games it plays

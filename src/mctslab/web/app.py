@@ -12,7 +12,7 @@ import shutil
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
@@ -46,8 +46,9 @@ class NewGame(BaseModel):
 
     game: str = "tictactoe"
     params: dict[str, StrictInt] = Field(default_factory=dict)
-    human: Literal[0, 1] = 0
-    seconds: float | None = Field(default=None, gt=0, le=MAX_SECONDS)
+    human: StrictInt = Field(default=0, ge=0, le=1)  # strict: JSON's true is not a side
+    # NaN compares false with every bound: said to be finite rather than "more than 300"
+    seconds: float | None = Field(default=None, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
     simulations: StrictInt | None = Field(default=None, ge=1, le=MAX_SIMULATIONS)
     moves: list[StrictStr] = Field(default_factory=list)
     record: str | None = Field(default=None, max_length=MAX_RECORD_CHARS)
