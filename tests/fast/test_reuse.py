@@ -75,6 +75,15 @@ def test_same_position_continues_and_reset_forgets() -> None:
     assert sum(m.visits for m in mcts.search(position(""), Budget(iterations=100)).moves) == 100
 
 
+def test_close_lets_the_tree_go() -> None:
+    # A closed engine (a finished web game, say) must not hold its tree's arrays.
+    mcts = FastMCTS(SearchConfig.plain(seed=0))
+    mcts.search(position(""), Budget(iterations=500))
+    mcts.close()
+    assert mcts._tree is None
+    assert sum(m.visits for m in mcts.search(position(""), Budget(iterations=100)).moves) == 100
+
+
 def test_without_reuse_every_search_is_fresh() -> None:
     mcts = FastMCTS(SearchConfig.plain(seed=0, reuse_tree=False))
     state = position("")

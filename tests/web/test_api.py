@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 import mctslab.web.app as web_app
+from mctslab.core import MCTS, Budget
 from mctslab.games import available_games, make
 from mctslab.web import create_app
+from mctslab.web._sessions import SessionStore
 from tests.conftest import load_data
 from tests.web.conftest import ai_move, new_game, wait_idle
 
@@ -115,6 +118,25 @@ def test_ai_takes_the_win(client: TestClient) -> None:
     after = ai_move(client, game["id"])
     assert after["moves"][-1] == "c3"
     assert after["outcome"] == {"winner": 0, "reason": "three in a row"}
+
+
+def test_a_finished_game_lets_the_ai_tree_go() -> None:
+    # A finished game stays among the kept games; its AI's tree must not stay with it.
+    store = SessionStore("python")
+    try:
+        start = make("tictactoe")
+        moves = [start.parse_move(m) for m in ("a1", "a2", "b2", "b3")]
+        session = store.new_game(start, moves, 0, Budget(iterations=200))
+        session.start_search("hint", store.workers)
+        deadline = time.monotonic() + 60
+        while session.searching and time.monotonic() < deadline:
+            time.sleep(0.01)
+        engine = session._player.engine
+        assert isinstance(engine, MCTS) and engine.tree is not None
+        assert session.play("c3")["outcome"]["winner"] == 0
+        assert engine.tree is None
+    finally:
+        store.close()
 
 
 def test_ai_leaves_a_multiple_of_four_in_countdown(client: TestClient) -> None:

@@ -195,15 +195,19 @@ class FastMCTS:
 
     def reset(self) -> None:
         """Forget the kept tree (and each worker's); the random stream goes on."""
-        self._tree = self._root_state = None
-        self._amaf = None
-        self._root = 0
+        self._drop_tree()
         if self._pool is not None:
             self._pool.reset()
 
+    def _drop_tree(self) -> None:
+        self._tree = self._root_state = None
+        self._amaf = None
+        self._root = 0
+
     # -- resources --------------------------------------------------------------
     def close(self) -> None:
-        """Stop the worker processes, if any (a later search starts new ones)."""
+        """Let the tree go and stop the worker processes, if any (a later search starts anew)."""
+        self._drop_tree()  # the workers' trees go with them
         if self._pool is not None:
             self._pool.close()
             self._pool = None

@@ -181,7 +181,7 @@ class GameSession:
             except ValueError as error:
                 raise ApiError(400, _first_line(error)) from error
             self._history.append(move_id)
-            self._player.observe(move_id)
+            self._observe(move_id)
             self._hint = None  # advice for the position just left
             return self._changed()
 
@@ -284,7 +284,7 @@ class GameSession:
             elif kind == "ai":
                 self._last_search, self._tree = report, tree
                 self._push(result.best_move)
-                self._player.observe(result.best_move)
+                self._observe(result.best_move)
             else:
                 self._hint = report
             self._changed()
@@ -309,6 +309,17 @@ class GameSession:
         """Play a move already known to be legal (no engine update)."""
         self._state.apply(move)
         self._history.append(move)
+
+    def _observe(self, move: int) -> None:
+        """Tell the AI of a move played; at the game's end, let its tree go.
+
+        A finished game is searched no more (an undo starts a new tree), but it
+        stays among the kept games: its tree would hold memory until evicted.
+        """
+        if self._state.is_terminal():
+            self._player.reset()
+        else:
+            self._player.observe(move)
 
     def _undo_point(self) -> int | None:
         """How many moves an undo keeps: up to the person's last move; None if they made none."""
