@@ -7,6 +7,7 @@ from functools import cache
 import pytest
 
 from mctslab.core import MCTS, Budget, SearchConfig, count_nodes
+from mctslab.games import ConformanceError, check_game
 from tests.core.toy_games import Bits, Nim
 
 
@@ -97,3 +98,51 @@ def test_state_without_eq_gets_a_fresh_tree() -> None:
     engine.search(state, Budget(iterations=100))
     result = engine.search(state, Budget(iterations=100))
     assert sum(m.visits for m in result.moves) == 100
+
+
+def test_the_conformance_check_passes_games_in_plain_python() -> None:
+    # Before, it asked a plain-Python game for parse_move, play, outcome and pickling.
+    check_game(lambda: Nim([1, 2, 3]))
+    check_game(Bits)
+
+
+class _SharedHeaps(Nim):
+    def clone(self) -> Nim:
+        return _SharedHeaps(self.heaps, self.current_player)  # the list is shared
+
+
+class _Unbalanced(Nim):
+    def returns(self) -> tuple[float, float]:
+        return (1.0, 1.0)  # both win: not zero-sum, as the spec says
+
+
+class _Endless(Nim):
+    def is_terminal(self) -> bool:
+        return False
+
+    def legal_moves(self) -> list[int]:
+        return super().legal_moves() or [0]
+
+    def apply(self, move: int) -> None:  # move 0 passes: the players pass for ever
+        if move:
+            super().apply(move)
+        else:
+            self.current_player = 1 - self.current_player
+
+    def clone(self) -> _Endless:
+        return _Endless(list(self.heaps), self.current_player)
+
+
+@pytest.mark.parametrize(
+    ("game", "message"),
+    [
+        (_SharedHeaps, "nim: a move applied to a clone changed the original"),
+        (_Unbalanced, r"nim: returns \(1.0, 1.0\) of a zero-sum game do not sum to 0"),
+        (_Endless, "nim: game 0 is longer than max_game_length 64"),
+    ],
+)
+def test_the_conformance_check_names_a_plain_python_game_s_fault(
+    game: type[Nim], message: str
+) -> None:
+    with pytest.raises(ConformanceError, match=message):
+        check_game(lambda: game([2, 3]))

@@ -6,57 +6,93 @@ import math
 import pickle
 import random
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from mctslab.games._base import STEP_TOLERANCE, IllegalMoveError, State
+
+if TYPE_CHECKING:  # the protocol lives with the generic engine, which imports games
+    from mctslab.core.protocol import GameState
 
 
 class ConformanceError(AssertionError):
     """A game broke the protocol; the message says where."""
 
 
-def check_game(new_state: Callable[[], State], *, games: int = 20, seed: int = 0) -> None:
+def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int = 0) -> None:
     """Play ``games`` random games from ``new_state()`` and check the protocol at every step.
 
-    Checks: legal moves are unique ids in range and empty exactly at the end;
-    notation round-trips; an illegal move is refused; clones are independent;
-    pickling round-trips; the game ends within ``max_game_length``; returns
-    have one value per player within bounds, in whole steps of the spec's
-    ``return_steps``, and sum to zero for zero-sum games; the compiled
-    random playout ends the game too.
+    Any game (:class:`mctslab.core.protocol.GameState`, e.g. one written in
+    plain Python for the generic engine): legal moves are unique and empty
+    exactly at the end; the player to move is in range; clones are
+    independent of the original; the game ends within the spec's
+    ``max_game_length`` (when it has one); returns have one value per player
+    within ``[min_return, max_return]``, a finite range, and sum to zero when
+    the spec says ``zero_sum``.
+
+    A bundled-style :class:`State` also: legal move ids in ``range(num_actions)``;
+    notation round-trips; an illegal move is refused; pickling round-trips;
+    returns in whole steps of the spec's ``return_steps`` (what the compiled
+    engine counts in); a consistent ``outcome()``; the compiled random playout
+    ends the game too.
     """
     rng = random.Random(seed)
     for game in range(games):
         state = new_state()
         spec = state.spec
+        limit = getattr(spec, "max_game_length", None)
         length = 0
         while not state.is_terminal():
             _check_position(state, rng)
-            move = rng.choice(state.legal_moves())
+            move = rng.choice(list(state.legal_moves()))
             original = state.clone()
-            state.play(state.move_to_str(move))
+            if isinstance(state, State):
+                state.play(state.move_to_str(move))
+            else:
+                state.apply(move)
             length += 1
             if state == original:
                 raise ConformanceError(f"{spec.name}: playing {move} changed nothing")
-            if length > spec.max_game_length:
+            if limit is not None and length > limit:
                 raise ConformanceError(
-                    f"{spec.name}: game {game} is longer than max_game_length "
-                    f"{spec.max_game_length}"
+                    f"{spec.name}: game {game} is longer than max_game_length {limit}"
                 )
         _check_terminal(state)
-        playout = new_state()
-        playout.random_playout(seed + game)
-        _check_terminal(playout)
+        if isinstance(state, State):
+            playout = new_state()
+            assert isinstance(playout, State)
+            playout.random_playout(seed + game)
+            _check_terminal(playout)
 
 
-def _check_position(state: State, rng: random.Random) -> None:
+def _check_position(state: GameState, rng: random.Random) -> None:
     spec = state.spec
-    moves = state.legal_moves()
+    moves = list(state.legal_moves())
     if not moves:
         raise ConformanceError(f"{spec.name}: no legal moves in a non-terminal position\n{state}")
-    if len(set(moves)) != len(moves) or not all(0 <= m < spec.num_actions for m in moves):
+    if len(set(moves)) != len(moves):
+        raise ConformanceError(f"{spec.name}: a move is listed twice in {moves}\n{state}")
+    player = state.current_player
+    if (
+        isinstance(player, bool)
+        or not isinstance(player, int)
+        or not 0 <= player < spec.num_players
+    ):
+        raise ConformanceError(f"{spec.name}: current player {player!r} out of range")
+    clone = state.clone()
+    if clone is state:
+        raise ConformanceError(f"{spec.name}: clone() returned the state itself")
+    clone.apply(moves[0])
+    if list(state.legal_moves()) != moves or state.current_player != player:
+        raise ConformanceError(f"{spec.name}: a move applied to a clone changed the original")
+    if isinstance(state, State):
+        _check_state(state, moves, rng)
+
+
+def _check_state(state: State, moves: list[int], rng: random.Random) -> None:
+    """What a bundled-style State promises beyond the protocol, in a live position."""
+    spec = state.spec
+    if not all(0 <= m < spec.num_actions for m in moves):
         raise ConformanceError(f"{spec.name}: bad legal move list {moves}\n{state}")
-    if not 0 <= state.current_player < spec.num_players:
-        raise ConformanceError(f"{spec.name}: current player {state.current_player} out of range")
     for move in moves:
         text = state.move_to_str(move)
         if state.parse_move(text) != move:
@@ -81,11 +117,11 @@ def _check_position(state: State, rng: random.Random) -> None:
         raise ConformanceError(f"{spec.name}: pickling does not round-trip")
 
 
-def _check_terminal(state: State) -> None:
+def _check_terminal(state: GameState) -> None:
     spec = state.spec
-    if state.legal_moves():
+    if list(state.legal_moves()):
         raise ConformanceError(f"{spec.name}: legal moves in a terminal position\n{state}")
-    values = state.returns()
+    values = tuple(state.returns())
     if len(values) != spec.num_players:
         raise ConformanceError(f"{spec.name}: returns {values} are not one per player")
     if not all(spec.min_return <= v <= spec.max_return for v in values):
@@ -93,15 +129,17 @@ def _check_terminal(state: State) -> None:
     span = spec.max_return - spec.min_return
     if not (math.isfinite(span) and span > 0):
         raise ConformanceError(f"{spec.name}: returns need a finite range, max_return > min_return")
-    steps = [(v - spec.min_return) / span * spec.return_steps for v in values]
+    if getattr(spec, "zero_sum", False) and not math.isclose(sum(values), 0.0, abs_tol=1e-9):
+        raise ConformanceError(f"{spec.name}: returns {values} of a zero-sum game do not sum to 0")
+    str(state)
+    if not isinstance(state, State):
+        return
+    steps = [(v - spec.min_return) / span * state.spec.return_steps for v in values]
     if not all(abs(k - round(k)) <= STEP_TOLERANCE for k in steps):
         raise ConformanceError(
             f"{spec.name}: returns {values} are not whole steps of "
-            f"1/{spec.return_steps} of the range (spec.return_steps)"
+            f"1/{state.spec.return_steps} of the range (spec.return_steps)"
         )
-    if spec.zero_sum and not math.isclose(sum(values), 0.0, abs_tol=1e-9):
-        raise ConformanceError(f"{spec.name}: returns {values} of a zero-sum game do not sum to 0")
     outcome = state.outcome()
     if outcome is None or outcome.returns != values or not outcome.reason:
         raise ConformanceError(f"{spec.name}: missing or inconsistent outcome {outcome}")
-    str(state)
