@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 
 import pytest
 
 from mctslab.core import MCTS, Budget, SearchConfig
+from mctslab.games import ConformanceError, check_game
 from tests.core.tictactoe_minimax import position
 from tests.core.toy_games import NIM_SPEC, Bits, BitsSpec, Nim
 
@@ -51,6 +53,27 @@ def test_returns_need_a_finite_range(high: float) -> None:
 
     with pytest.raises(ValueError, match="must have finite returns with max_return > min_return"):
         MCTS().search(Flat())
+    with pytest.raises(ConformanceError, match="bits: returns need a finite range"):
+        check_game(Flat)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"num_players": 0}, "'num_players' parameter of GameSpec must be an int >= 1. Got 0"),
+        ({"num_players": 2.5}, "'num_players' parameter of GameSpec must be an int >= 1"),
+        ({"num_actions": -1}, "'num_actions' parameter of GameSpec must be an int >= 1"),
+        ({"max_game_length": 0}, "'max_game_length' parameter of GameSpec must be an int >= 1"),
+        ({"min_return": "a"}, "'min_return' parameter of GameSpec must be a float. Got 'a'"),
+        ({"max_return": -2.0}, "must have finite returns with max_return > min_return"),
+        ({"zero_sum": 1}, "'zero_sum' parameter of GameSpec must be a bool"),
+        ({"player_names": ("A",)}, "'player_names' parameter of GameSpec must be a tuple of 2"),
+        ({"name": None}, "'name' parameter of GameSpec must be a str"),
+    ],
+)
+def test_a_game_spec_is_checked_when_it_is_made(change: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        replace(NIM_SPEC, **change)  # type: ignore[arg-type]
 
 
 def test_a_live_position_without_moves_is_refused() -> None:
@@ -134,7 +157,7 @@ def test_breaches_of_the_protocol_seen_at_the_root_are_named() -> None:
     dict_spec = _Broken()
     dict_spec.spec = {"name": "nim", "num_players": 2}  # type: ignore[assignment]
     zero_players = _Broken()
-    zero_players.spec = replace(NIM_SPEC, num_players=0)
+    zero_players.spec = BitsSpec(name="nim", num_players=0)  # type: ignore[assignment]
     with pytest.raises(ValueError, match="The clone\\(\\) of 'nim' returned the state itself"):
         _search(SelfClone())
     with pytest.raises(ValueError, match=r"current_player of 'nim' must be an int in \[0, 2\)"):

@@ -461,10 +461,9 @@ def test_returns_off_the_specs_steps_or_range_are_refused() -> None:
         assert mcts._tree is None
     with pytest.raises(ConformanceError, match="not whole steps of 1/2"):
         check_game(lambda: _with_spec(make("numbers"), return_steps=2))
-    with pytest.raises(ConformanceError, match="returns need a finite range"):
-        check_game(lambda: _with_spec(make("tictactoe"), max_return=math.inf))
-    with pytest.raises(ValueError, match="must have finite returns"):
-        FastMCTS().search(_with_spec(make("tictactoe"), max_return=math.inf))
+    # A GameSpec (every State's) refuses an infinite range when it is made.
+    with pytest.raises(ValueError, match="'max_return' parameter of GameSpec must be a float"):
+        _with_spec(make("tictactoe"), max_return=math.inf)
 
 
 def test_return_steps_must_be_a_whole_number_of_at_least_one() -> None:

@@ -23,6 +23,7 @@ from mctslab.core.policies import TREE_POLICIES, Simulation, backpropagate, defa
 from mctslab.core.protocol import GameSpecLike, GameState
 from mctslab.core.result import MoveStats, SearchResult
 from mctslab.core.tree_view import TreeView, build_tree_view
+from mctslab.games._base import check_return_range
 
 _DEFAULT_CONFIG = SearchConfig()
 
@@ -32,14 +33,8 @@ def return_scale(spec: GameSpecLike) -> float:
 
     Raises ValueError unless the range is finite and not empty.
     """
-    low, high = spec.min_return, spec.max_return
-    span = high - low
-    if not (math.isfinite(span) and span > 0):
-        raise ValueError(
-            f"The spec of {spec.name!r} must have finite returns with max_return > min_return "
-            f"to scale them to [0, 1]; got min_return={low!r}, max_return={high!r}."
-        )
-    return 1.0 / span
+    check_return_range(spec)
+    return 1.0 / (spec.max_return - spec.min_return)
 
 
 def check_search_protocol(state: GameState) -> None:

@@ -7,6 +7,7 @@ checked, user-facing protocol; search engines use the unchecked ``apply``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, Self
@@ -14,7 +15,7 @@ from typing import Any, ClassVar, NamedTuple, Self
 import numpy as np
 
 from mctslab._jit import new_rng
-from mctslab._validation import check_int
+from mctslab._validation import check_float, check_instance, check_int
 
 
 class IllegalMoveError(ValueError):
@@ -73,7 +74,44 @@ class GameSpec:
     return_steps: int = 2
 
     def __post_init__(self) -> None:
-        check_int(self.return_steps, "return_steps", "GameSpec", low=1)
+        owner = "GameSpec"
+        check_instance(self.name, "name", owner, str, "a str")
+        check_int(self.num_players, "num_players", owner, low=1)
+        check_int(self.num_actions, "num_actions", owner, low=1)
+        check_int(self.max_game_length, "max_game_length", owner, low=1)
+        check_float(self.min_return, "min_return", owner)
+        check_float(self.max_return, "max_return", owner)
+        check_return_range(self)
+        check_instance(self.zero_sum, "zero_sum", owner, bool, "a bool")
+        names = self.player_names
+        if not (
+            isinstance(names, tuple)
+            and len(names) == self.num_players
+            and all(isinstance(n, str) for n in names)
+        ):
+            raise ValueError(
+                f"The 'player_names' parameter of GameSpec must be a tuple of {self.num_players} "
+                f"str, one per player. Got {names!r} instead."
+            )
+        check_int(self.return_steps, "return_steps", owner, low=1)
+
+
+def check_return_range(spec: Any) -> None:
+    """Raise ValueError unless ``spec``'s returns have a finite range, max_return > min_return.
+
+    Both engines scale returns to [0, 1] by it; ``spec`` is any object with
+    ``name``, ``min_return`` and ``max_return``.
+    """
+    low, high = spec.min_return, spec.max_return
+    try:
+        fine = math.isfinite(high - low) and high > low
+    except TypeError:
+        fine = False
+    if not fine:
+        raise ValueError(
+            f"The spec of {spec.name!r} must have finite returns with max_return > min_return "
+            f"to scale them to [0, 1]; got min_return={low!r}, max_return={high!r}."
+        )
 
 
 class Kernel(NamedTuple):

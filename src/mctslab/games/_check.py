@@ -124,11 +124,11 @@ def _check_terminal(state: GameState) -> None:
     values = tuple(state.returns())
     if len(values) != spec.num_players:
         raise ConformanceError(f"{spec.name}: returns {values} are not one per player")
-    if not all(spec.min_return <= v <= spec.max_return for v in values):
-        raise ConformanceError(f"{spec.name}: returns {values} out of bounds")
     span = spec.max_return - spec.min_return
     if not (math.isfinite(span) and span > 0):
         raise ConformanceError(f"{spec.name}: returns need a finite range, max_return > min_return")
+    if not all(spec.min_return <= v <= spec.max_return for v in values):
+        raise ConformanceError(f"{spec.name}: returns {values} out of bounds")
     if getattr(spec, "zero_sum", False) and not math.isclose(sum(values), 0.0, abs_tol=1e-9):
         raise ConformanceError(f"{spec.name}: returns {values} of a zero-sum game do not sum to 0")
     str(state)
