@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import math
+import os
 from typing import Any, TypeVar
 
 import numpy as np
@@ -81,3 +82,12 @@ def _bounds(low: int | None, high: int | None) -> str:
     if high is not None:
         return f" <= {high}"
     return ""
+
+
+def physical_mib() -> float:
+    """This machine's memory in MiB (unbounded where the system does not say): what a
+    memory budget may ask for at most."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
+    except (AttributeError, ValueError, OSError):
+        return math.inf

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mctslab.core import MCTS, Budget, SearchConfig, count_nodes
+from mctslab.games import IllegalMoveError
 from tests.core.tictactoe_minimax import position
 
 
@@ -98,5 +99,6 @@ def test_advance_without_a_tree_is_a_no_op() -> None:
 def test_advance_refuses_an_illegal_move() -> None:
     mcts = MCTS(SearchConfig(seed=0))
     mcts.search(position("b2"), Budget(iterations=50))
-    with pytest.raises(ValueError, match="Move 4 is not legal in the engine's root position"):
+    # Named in the game's notation, as State.play does (before: a ValueError listing ids).
+    with pytest.raises(IllegalMoveError, match="root position; legal moves: a3 b3 c3 a2 c2 a1"):
         mcts.advance(4)  # b2 is taken

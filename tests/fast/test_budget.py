@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from mctslab import SearchResult, make
+from mctslab._validation import physical_mib
 from mctslab.core import DEFAULT_ITERATIONS, Budget, SearchConfig
 from mctslab.fast import BYTES_PER_NODE, FastMCTS, bytes_per_node
 from tests.core.tictactoe_minimax import position
@@ -47,6 +48,14 @@ def test_a_memory_budget_too_small_for_the_roots_moves_is_refused(memory_mb: flo
     # 1e-4 MiB holds a few slots, fewer than the root and its nine moves.
     with pytest.raises(ValueError, match="cannot hold the root and its children: they need"):
         engine().search(position(""), Budget(memory_mb=memory_mb))
+
+
+def test_a_memory_budget_beyond_the_machine_s_memory_is_refused_before_allocating() -> None:
+    # Before: numpy's "MemoryError: Unable to allocate 74.8 TiB", or an overcommitted
+    # allocation that the system kills later.
+    beyond = physical_mib() * 2
+    with pytest.raises(ValueError, match="MiB per tree is more than this machine's memory"):
+        engine().search(position(""), Budget(memory_mb=beyond))
 
 
 @pytest.mark.parametrize(

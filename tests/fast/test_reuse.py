@@ -11,6 +11,7 @@ import pytest
 from mctslab import make
 from mctslab.core import Budget, SearchConfig
 from mctslab.fast import FastMCTS
+from mctslab.games import IllegalMoveError
 from tests.core.tictactoe_minimax import position
 
 
@@ -96,7 +97,8 @@ def test_advancing_by_an_illegal_move_is_refused() -> None:
     mcts = FastMCTS(SearchConfig.plain(seed=0))
     state = position("b2")
     mcts.search(state, Budget(iterations=50))
-    with pytest.raises(ValueError, match="Move 4 is not legal in the engine's root position"):
+    # Named in the game's notation, as State.play does (before: a ValueError listing ids).
+    with pytest.raises(IllegalMoveError, match="root position; legal moves: a3 b3 c3 a2 c2 a1"):
         mcts.advance(4)
 
 

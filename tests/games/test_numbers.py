@@ -74,6 +74,13 @@ def test_reward_formula_extremes_and_goal() -> None:
     for _ in range(10):
         shifted.play("#2")
     assert shifted.returns() == (1.0,)
+    # One player: no winner, and no draw either (before, is_draw was true).
+    outcome = shifted.outcome()
+    assert outcome is not None and outcome.winner is None and not outcome.is_draw
+    drawn = make("tictactoe")
+    for move in ["a1", "b2", "c3", "a2", "a3", "b3", "b1", "c1", "c2"]:
+        drawn.play(move)
+    assert drawn.outcome() is not None and drawn.outcome().is_draw  # type: ignore[union-attr]
 
 
 def test_reward_is_clamped_when_the_distance_exceeds_max_value() -> None:

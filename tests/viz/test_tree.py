@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from mctslab import make
+from mctslab.core import Budget, SearchConfig
 from mctslab.core.tree_view import TreeView
+from mctslab.players import new_engine
 from mctslab.viz.tree import tree_to_dot
 
 
@@ -16,3 +19,18 @@ def test_the_root_box_shows_visits_but_no_value() -> None:
     source = tree_to_dot(root)
     assert 'label="root\\nvisits 10\\n(+3 more)"' in source
     assert 'label="+20\\nvisits 7\\nvalue 0.875\\n(+4 more)"' in source
+
+
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_an_engine_without_a_tree_says_why(engine: str) -> None:
+    state = make("tictactoe")
+    kept = new_engine(engine, SearchConfig(seed=1))
+    with pytest.raises(ValueError, match="There is no search tree for this position; search it"):
+        kept.tree_view(state)  # type: ignore[attr-defined]
+    kept.search(state, Budget(iterations=200))
+    assert kept.tree_view(state).visits == 200  # type: ignore[attr-defined]
+    # Before, an engine that keeps no tree also said "search it first", just after a search.
+    fresh = new_engine(engine, SearchConfig(seed=1, reuse_tree=False))
+    fresh.search(state, Budget(iterations=200))
+    with pytest.raises(ValueError, match=r"keeps no search tree \(its config has reuse_tree=False"):
+        fresh.tree_view(state)  # type: ignore[attr-defined]

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from mctslab._validation import physical_mib
 from mctslab.core.config import MAX_SEED, Budget, SearchConfig
 from mctslab.games import State, available_games, make
 from mctslab.players.mcts import ENGINES, MCTSPlayer
@@ -68,17 +69,9 @@ def non_negative(value: float | None) -> float | None:
     return _in_range(value, 0.0)
 
 
-def _physical_mib() -> float:
-    """This machine's memory in MiB (unbounded where the system does not say)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
-    except (AttributeError, ValueError, OSError):
-        return math.inf
-
-
 def _memory_mb(value: float | None) -> float | None:
     # 1 MiB a tree holds the root and its children on any board (19x19: 362 nodes).
-    return _in_range(value, 1.0, high=_physical_mib())
+    return _in_range(value, 1.0, high=physical_mib())
 
 
 Iterations = Annotated[

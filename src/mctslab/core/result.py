@@ -45,7 +45,12 @@ class SearchResult:
     [0, 1], for the player to move at the root (their win rate in two-player
     games, the expected reward in single-player ones) and ``stopped_by`` why
     the search ended ("proven": the solver knows the root's value; "visits":
-    the compiled engine's counts reached what they can hold).
+    the compiled engine's counts reached what they can hold). ``simulations``
+    counts this search's; ``nodes`` the slots the whole tree holds, a tree
+    kept from earlier searches included (the compiled engine's transposition
+    table and child blocks take slots beyond one a simulation), which is what
+    ``Budget.max_nodes`` caps: a kept tree already at the cap leaves a search
+    nothing to do.
     """
 
     best_move: int

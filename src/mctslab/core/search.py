@@ -22,8 +22,8 @@ from mctslab.core.node import BYTES_PER_NODE, Node, count_nodes, mean_then_visit
 from mctslab.core.policies import TREE_POLICIES, Simulation, backpropagate, default_simulation
 from mctslab.core.protocol import GameSpecLike, GameState
 from mctslab.core.result import MoveStats, SearchResult
-from mctslab.core.tree_view import TreeView, build_tree_view
-from mctslab.games._base import check_return_range
+from mctslab.core.tree_view import TreeView, build_tree_view, no_tree
+from mctslab.games._base import IllegalMoveError, check_return_range, legal_summary
 
 _DEFAULT_CONFIG = SearchConfig()
 
@@ -89,6 +89,14 @@ def check_returns(values: Sequence[float], state: GameState) -> Sequence[float]:
             f"[{low!r}, {high!r}].\n{state}"
         )
     return values
+
+
+def not_legal_at_root(move: int, state: GameState) -> IllegalMoveError:
+    """The error of an engine told to advance its tree by a move its root does not allow."""
+    return IllegalMoveError(
+        f"Move {move!r} is not legal in the engine's root position; legal moves: "
+        f"{legal_summary(state)}.\n{state}"
+    )
 
 
 class _Limits:
@@ -177,7 +185,7 @@ class MCTS:
     def tree_view(self, state: GameState, *, max_depth: int = 3, top_k: int = 5) -> TreeView:
         """A snapshot of the kept tree searched from ``state``, for drawing."""
         if self._root is None or self._root_state is None or state != self._root_state:
-            raise ValueError("There is no search tree for this position; search it first.")
+            raise no_tree(self.config)
         return build_tree_view(
             self._root,
             self._root_state,
@@ -261,10 +269,7 @@ class MCTS:
         child = root.child(move)
         if child is None:
             if move not in root_state.legal_moves():
-                raise ValueError(
-                    f"Move {move!r} is not legal in the engine's root position; legal moves: "
-                    f"{list(root_state.legal_moves())}.\n{root_state}"
-                )
+                raise not_legal_at_root(move, root_state)
             child = Node(move, root_state.current_player)
         root_state.apply(move)
         self._root, self._nodes = child, count_nodes(child)

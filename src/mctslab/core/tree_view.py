@@ -7,9 +7,20 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from mctslab._validation import check_int
+from mctslab.core.config import SearchConfig
 from mctslab.core.protocol import GameState
 
 N = TypeVar("N")
+
+
+def no_tree(config: SearchConfig) -> ValueError:
+    """The error of an engine asked to draw a tree it does not hold, saying why."""
+    if not config.reuse_tree:
+        return ValueError(
+            "The engine keeps no search tree (its config has reuse_tree=False); "
+            "search with reuse_tree=True to draw one."
+        )
+    return ValueError("There is no search tree for this position; search it first.")
 
 
 @dataclass(frozen=True)

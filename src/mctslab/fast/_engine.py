@@ -18,12 +18,12 @@ from typing import Any, Self
 import numpy as np
 
 from mctslab._jit import new_rng
-from mctslab._validation import check_float, check_instance, check_int
+from mctslab._validation import check_float, check_instance, check_int, physical_mib
 from mctslab.core.config import Budget, Playout, SearchConfig
 from mctslab.core.engine import Progress
 from mctslab.core.result import SearchResult
-from mctslab.core.search import return_scale
-from mctslab.core.tree_view import TreeView, build_tree_view
+from mctslab.core.search import not_legal_at_root, return_scale
+from mctslab.core.tree_view import TreeView, build_tree_view, no_tree
 from mctslab.fast._loop import (
     COINFLIP,
     FULL,
@@ -160,7 +160,7 @@ class FastMCTS:
         if self._pool is not None:
             raise ValueError("The tree lives in the worker processes; draw it with workers=1.")
         if tree is None or root_state is None or state != root_state:
-            raise ValueError("There is no search tree for this position; search it first.")
+            raise no_tree(self.config)
 
         def stats(slot: int) -> tuple[int, int, float]:
             node = tree.node_of(slot)
@@ -184,10 +184,7 @@ class FastMCTS:
         child = tree.child(self._root, move)
         if child is None:
             if move not in root_state.legal_moves():
-                raise ValueError(
-                    f"Move {move!r} is not legal in the engine's root position; legal moves: "
-                    f"{root_state.legal_moves()}.\n{root_state}"
-                )
+                raise not_legal_at_root(move, root_state)
             self._tree = self._amaf = None
         else:
             self._root = child
@@ -461,6 +458,12 @@ def tree_size(budget: Budget, node_bytes: int, root_moves: int) -> tuple[int, in
     """
     if budget.memory_mb is None:
         return int(DEFAULT_TREE_MB * _MIB) // node_bytes, SIMULATE_WHEN_FULL, None
+    if budget.memory_mb > physical_mib():
+        raise ValueError(
+            f"The 'memory_mb' budget of {budget.memory_mb:g} MiB per tree is more than this "
+            f"machine's memory ({physical_mib():,.0f} MiB): the compiled engine reserves its "
+            "whole tree before it searches."
+        )
     capacity = int(budget.memory_mb * _MIB) // node_bytes
     if capacity < 1 + root_moves:
         raise ValueError(

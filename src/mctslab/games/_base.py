@@ -32,7 +32,11 @@ class GameOverError(ValueError):
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a finished game ended: ``winner`` is a player index, or None for a draw."""
+    """How a finished game ended: ``winner`` is a player index, or None for a draw.
+
+    A one-player game has no winner and is no draw: its ``returns`` say how well
+    it went.
+    """
 
     winner: int | None
     reason: str
@@ -40,7 +44,7 @@ class Outcome:
 
     @property
     def is_draw(self) -> bool:
-        return self.winner is None
+        return self.winner is None and len(self.returns) > 1
 
 
 #: How far a return may be from a whole step of its spec's ``return_steps``
@@ -193,7 +197,7 @@ class State:
             if move_id not in self.legal_moves():
                 raise IllegalMoveError(
                     f"Move {move!r} is not legal for {self._player_name()} in this position; "
-                    f"legal moves: {self._legal_summary()}\n{self}"
+                    f"legal moves: {legal_summary(self)}\n{self}"
                 )
         self.apply(move_id)
 
@@ -236,7 +240,7 @@ class State:
                 raise GameOverError(f"The game is over; {text!r} cannot be played.\n{self}")
             raise IllegalMoveError(
                 f"{text!r} is not legal for {self._player_name()} in this position; "
-                f"legal moves: {self._legal_summary()}\n{self}"
+                f"legal moves: {legal_summary(self)}\n{self}"
             )
         return move
 
@@ -326,12 +330,15 @@ class State:
             return "nobody (game over)"
         return self.spec.player_names[self.current_player]
 
-    def _legal_summary(self, limit: int = 12) -> str:
-        moves = [self.move_to_str(m) for m in self.legal_moves()]
-        if not moves:
-            return "none"
-        shown = " ".join(moves[:limit])
-        return shown + (f" ... ({len(moves)} in all)" if len(moves) > limit else "")
+
+def legal_summary(state: Any, limit: int = 12) -> str:
+    """The legal moves of ``state`` (any game with ``legal_moves`` and ``move_to_str``) in its
+    notation, the first ``limit`` of them, for error messages."""
+    moves = [state.move_to_str(m) for m in state.legal_moves()]
+    if not moves:
+        return "none"
+    shown = " ".join(moves[:limit])
+    return shown + (f" ... ({len(moves)} in all)" if len(moves) > limit else "")
 
 
 def _int_move(move: object, or_text: str = "") -> int:
