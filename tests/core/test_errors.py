@@ -166,3 +166,5 @@ def test_breaches_of_the_protocol_seen_at_the_root_are_named() -> None:
         _search(dict_spec)
     with pytest.raises(ValueError, match="must have an int num_players >= 1; got 0"):
         _search(zero_players)
+    with pytest.raises(ValueError, match=r"'state' parameter of MCTS\.search must be a game state"):
+        _search("tictactoe")  # before: AttributeError: 'str' object has no attribute ...

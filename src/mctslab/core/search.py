@@ -44,6 +44,12 @@ def check_search_protocol(state: GameState) -> None:
     name rather than as an AttributeError or IndexError deep in the search.
     """
     spec = getattr(state, "spec", None)
+    if spec is None:
+        raise ValueError(
+            "The 'state' parameter of MCTS.search must be a game state with a spec (see "
+            f"mctslab.core.protocol.GameState), e.g. mctslab.make('tictactoe'). Got {state!r} "
+            "instead."
+        )
     missing = [
         key for key in ("name", "num_players", "min_return", "max_return") if not hasattr(spec, key)
     ]

@@ -24,7 +24,17 @@ def available_games() -> list[str]:
 
 
 def make(name: str, **params: Any) -> State:
-    """A new game in its start position, e.g. ``make("gomoku", size=8, k=5)``."""
+    """A new game in its start position, e.g. ``make("gomoku", size=8, k=5)``.
+
+    The games and their parameters (keyword only; see each game's module):
+
+    - ``numbers``: ``turns=10``, ``moves=(2, -2, 3, -3)`` (each turn t offers
+      these times t), ``goal=0``;
+    - ``countdown``: ``start=20``;
+    - ``gomoku``: ``size`` (square, default 15) or ``width`` and ``height``
+      (5 to 19), ``k=5`` stones in a row;
+    - ``othello``, ``connect4``, ``tictactoe``: none.
+    """
     if name not in _GAMES:
         raise ValueError(f"Unknown game {name!r}; available games: {', '.join(available_games())}.")
     factory = importlib.import_module(_GAMES[name]).make
