@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 import shutil
 import threading
@@ -17,6 +18,7 @@ import mctslab.web.app as web_app
 from mctslab.core import MCTS, Budget
 from mctslab.games import available_games, make
 from mctslab.web import create_app
+from mctslab.web._boards import board_view
 from mctslab.web._sessions import SessionStore
 from tests.conftest import load_data
 from tests.web.conftest import ai_move, new_game, wait_idle
@@ -118,6 +120,38 @@ def test_ai_takes_the_win(client: TestClient) -> None:
     after = ai_move(client, game["id"])
     assert after["moves"][-1] == "c3"
     assert after["outcome"] == {"winner": 0, "reason": "three in a row"}
+    assert game["board"]["line"] == []  # no line before the game is won
+    assert sorted(after["board"]["line"]) == [[0, 2], [1, 1], [2, 0]]  # c3 b2 a1
+
+
+@pytest.mark.parametrize(
+    ("game", "params", "moves", "line"),
+    [
+        # Connect Four, the last disc of four in column 1 (rows counted from the top).
+        ("connect4", {}, "1 2 1 2 1 2 1", [[2, 0], [3, 0], [4, 0], [5, 0]]),
+        # Gomoku: e5 joins d5 f5 g5 h5 (row) and e4 e6 e7 e3 (column) for black: two fives.
+        (
+            "gomoku",
+            {"size": 9},
+            "d5 a1 f5 a2 g5 a3 h5 a4 e4 b1 e6 b2 e7 b3 e3 b4 e5",
+            [[4, c] for c in range(3, 8)] + [[r, 4] for r in range(2, 7) if r != 4],
+        ),
+    ],
+)
+def test_a_won_game_shows_the_line_that_won(
+    client: TestClient, game: str, params: dict[str, int], moves: str, line: list[list[int]]
+) -> None:
+    finished = new_game(client, game=game, params=params, moves=moves.split())
+    assert finished["outcome"]["winner"] == 0
+    assert sorted(finished["board"]["line"]) == sorted(line)
+
+
+def test_othello_is_won_by_discs_not_by_a_line() -> None:
+    state, rng = make("othello"), random.Random(3)
+    while not state.is_terminal():
+        last = rng.choice(state.legal_moves())
+        state.play(last)
+    assert board_view(state, last)["line"] == []
 
 
 def test_a_finished_game_lets_the_ai_tree_go() -> None:

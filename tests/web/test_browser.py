@@ -193,6 +193,9 @@ def test_a_full_game_of_tictactoe_in_the_browser(server: str, browser: Any, tmp_
     moves = _play_to_the_end(page)
     status = page.inner_text("#status")
     assert re.match(r"^(You win!|The AI wins|Draw) \(", status), status
+    # The line that won is ringed (a move may complete two lines at once).
+    ringed = page.locator("#board .win").count()
+    assert ringed == 0 if status.startswith("Draw") else ringed >= 3, (status, ringed)
     x_stones, o_stones = page.locator("#board .stone.p0"), page.locator("#board .stone.p1")
     assert (x_stones.count(), o_stones.count()) == ((moves + 1) // 2, moves // 2)
     # The analysis panel shows the AI's last search.

@@ -208,6 +208,8 @@ class Connect4State(State):
     kernel = KERNEL
     history_fields = (LAST,)
     __slots__ = ()
+    #: Discs in a row needed to win.
+    k = 4
 
     def board(self) -> np.ndarray:
         """A ``(6, 7)`` array, row 0 at the top: 0 empty, 1 X, 2 O."""

@@ -160,6 +160,8 @@ class TicTacToeState(State):
     kernel = KERNEL
     history_fields = (LAST,)
     __slots__ = ()
+    #: Marks in a row needed to win.
+    k = 3
 
     def _parse_notation(self, text: str) -> int | None:
         parsed = parse_letter_number(text)

@@ -113,6 +113,10 @@ def board_view(state: State, last: int | None) -> dict[str, Any]:
         # a disc drops onto the column: the last one played is the column's topmost
         filled = np.flatnonzero(grid[:, last]) if last >= 0 else np.empty(0, dtype=np.int64)
         last_cell = [int(filled[0]), last] if filled.size else None
+    k: int | None = getattr(state, "k", None)  # the games won by k in a row
+    line = []
+    if state.is_terminal() and k is not None and last_cell is not None:
+        line = _winning_line(grid, last_cell, k)
     return {
         "kind": "grid",
         "rows": int(rows),
@@ -122,4 +126,27 @@ def board_view(state: State, last: int | None) -> dict[str, Any]:
         "column_labels": column_labels,
         "row_labels": row_labels,
         "last": last_cell,
+        "line": line,
     }
+
+
+def _winning_line(grid: np.ndarray, last: list[int], k: int) -> list[list[int]]:
+    """The cells of every run of ``k`` or more through the last move: the line that won.
+
+    Only the page needs to know which cells they are; whether the game is won is
+    the game's own verdict (an empty list when the last move made no such run).
+    """
+    rows, columns = grid.shape
+    row, column = last
+    stone = grid[row, column]
+    cells: list[list[int]] = []
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        run = [[row, column]]
+        for sign in (1, -1):
+            r, c = row + sign * dr, column + sign * dc
+            while 0 <= r < rows and 0 <= c < columns and grid[r, c] == stone:
+                run.append([r, c])
+                r, c = r + sign * dr, c + sign * dc
+        if len(run) >= k:
+            cells.extend(cell for cell in run if cell not in cells)
+    return cells

@@ -657,6 +657,16 @@ function drawGrid(board) {
     });
   });
 
+  // the line that won the game
+  for (const [row, column] of board.line) {
+    const attributes = { fill: "none", stroke: "#f59e0b", "stroke-width": 3, class: "win" };
+    if (name === "tictactoe") {
+      layers.push(svg("rect", { x: x(column) + 2, y: y(row) + 2, width: CELL - 4, height: CELL - 4, rx: 6, ...attributes }));
+    } else {
+      layers.push(svg("circle", { cx: x(column) + CELL / 2, cy: y(row) + CELL / 2, r: CELL * 0.46, ...attributes }));
+    }
+  }
+
   // the last move and the hint
   if (board.last) {
     const [row, column] = board.last;
