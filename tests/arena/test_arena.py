@@ -384,6 +384,29 @@ def test_sweep_plays_a_match_per_value(tmp_path: Path) -> None:
     assert code == 2 and "1 and 1.0 are the same player" in output
 
 
+def test_a_sweep_gains_values_at_the_end_of_its_list(tmp_path: Path) -> None:
+    out = tmp_path / "sweep.jsonl"
+    args = [*BASE, "--games", "2", "--out", str(out)]
+    assert arena(*args, "--sweep", "iterations=10,20")[0] == 0
+    _, before = read(out)
+    code, output = arena(*args, "--sweep", "iterations=10,20,40")
+    assert code == 0, output
+    assert f"Resuming {out}: 4 games played before." in output
+    header, games = read(out)
+    assert header["match"]["sweep"] == {"key": "iterations", "values": ["10", "20", "40"]}
+    assert games[:4] == before  # the recorded points are kept, not played again
+    assert [(g["sweep"], g["sweep_value"]) for g in games[4:]] == [(2, "40"), (2, "40")]
+    assert not list(tmp_path.glob("*.new"))
+    # Values in another order, or fewer, would change which point a game belongs to.
+    for values in ("10,40,20", "10", "20,10,40"):
+        code, output = arena(*args, "--sweep", f"iterations={values}")
+        assert code == 2 and "a sweep may gain values at the end of its list" in output
+    code, output = arena(*BASE[:-2], "--seed", "2", "--games", "2", "--out", str(out),
+                         "--sweep", "iterations=10,20,40,80")  # fmt: skip
+    assert code == 2 and "seed: the record has 1, the command 2" in output
+    assert read(out)[1] == games
+
+
 def test_plot_is_written(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     single, swept = tmp_path / "single.png", tmp_path / "sweep.png"

@@ -9,7 +9,9 @@ last line cut short by the interruption is dropped (and cut off the file
 before anything is appended). A record written by another match (other
 players, game, openings, sweep or seed) is refused rather than mixed,
 unless it holds no game yet; so is a record another run has open (an
-advisory lock, where the system has them).
+advisory lock, where the system has them). A sweep may be extended: the same
+command with values added at the end of ``--sweep`` plays the new points into
+the same record.
 """
 
 from __future__ import annotations
@@ -76,13 +78,17 @@ class RunRecord:
         """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        file = path.open("a", encoding="utf-8")
+        file: IO[str] = path.open("a", encoding="utf-8")
         try:
             _lock(file, path)
             if path.stat().st_size > 0:
                 header, games = _read(path)
                 if games:
-                    _check_same_match(path, header, identity, seed)
+                    if _extends_sweep(header, identity, seed):
+                        header = {**header, "match": identity}
+                        file = _rewrite_header(path, file, header)
+                    else:
+                        _check_same_match(path, header, identity, seed)
                     return cls(path, header, games, file)
                 # A run that failed before its first game (an engine that would not start)
                 # left only a header: nothing is lost by starting the record afresh.
@@ -193,6 +199,51 @@ def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return header, [entry for entry in entries if entry.get("type") == "game"]
 
 
+def _extends_sweep(header: dict[str, Any], identity: dict[str, Any], seed: int | None) -> bool:
+    """Whether ``identity`` is the recorded match with values added at the end of its sweep.
+
+    The recorded points keep their place (games are keyed by point), so their
+    games stay valid and the new points are played as any missing game is.
+    """
+    recorded = header.get("match", {})
+    old, new = recorded.get("sweep"), identity.get("sweep")
+    same_rest = all(
+        recorded.get(key) == identity.get(key)
+        for key in set(recorded) | set(identity)
+        if key != "sweep"
+    )
+    return (
+        same_rest
+        and (seed is None or seed == header.get("seed"))
+        and isinstance(old, dict)
+        and isinstance(new, dict)
+        and old.get("key") == new.get("key")
+        and len(new["values"]) > len(old["values"])
+        and new["values"][: len(old["values"])] == old["values"]
+    )
+
+
+def _rewrite_header(path: Path, file: IO[str], header: dict[str, Any]) -> IO[str]:
+    """``path`` with ``header`` as its first line, replaced whole (never half written); the
+    record's file open for appending and locked again."""
+    data = path.read_bytes()
+    staged = path.with_name(path.name + ".new")
+    with staged.open("wb") as out:
+        out.write(json.dumps(header, separators=(",", ":")).encode() + b"\n")
+        out.write(data[data.find(b"\n") + 1 :])
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(staged, path)
+    file.close()
+    reopened = path.open("a", encoding="utf-8")
+    try:
+        _lock(reopened, path)
+    except BaseException:
+        reopened.close()
+        raise
+    return reopened
+
+
 def _check_same_match(
     path: Path, header: dict[str, Any], identity: dict[str, Any], seed: int | None
 ) -> None:
@@ -208,6 +259,6 @@ def _check_same_match(
     if differences:
         raise RecordMismatchError(
             f"{path} records a different match, so this command cannot resume it "
-            f"({'; '.join(differences)}). Run the same command as the record's, "
-            "or give another --out."
+            f"({'; '.join(differences)}). Run the same command as the record's (a sweep "
+            "may gain values at the end of its list), or give another --out."
         )
