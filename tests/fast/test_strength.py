@@ -340,6 +340,24 @@ def test_a_lost_root_is_proven_and_every_move_marked() -> None:
     assert len(result.moves) == len(position("b2 a2 c1").legal_moves())
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_a_player_in_a_lost_position_blocks_what_would_end_it_at_once(seed: int) -> None:
+    # Black (X) has a four b2-e2 (a2 is O's) and an open three c5-e5: f2 blocks the
+    # four, and Black then needs an open four and two more moves; every other move
+    # loses at once. Before, the player chose among the proven losses by their
+    # visits, one or two each: b1, d4, e4, a7 for seeds 0 to 3.
+    state = make("gomoku", size=8)
+    for move in "b2 a2 c2 h8 d2 a8 c5 h6 d5 b8 e5 g6 e2".split():
+        state.play(move)
+    player = MCTSPlayer("compiled", SearchConfig(seed=seed), Budget(iterations=20_000))
+    result = player.analyse(state)
+    assert result.stopped_by == "proven" and result.value == 0.0  # the proof is kept
+    assert {m.proven for m in result.moves} == {"loss"}
+    assert result.best_notation == "f2" and result.pv_notation[0] == "f2"
+    assert player.choose(state) == state.parse_move("f2")
+    player.close()
+
+
 def test_the_solver_is_skipped_for_one_player() -> None:
     result = search(make("numbers", turns=3), 5000, seed=0)
     assert result.stopped_by == "iterations"

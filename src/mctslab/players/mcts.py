@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 
 from mctslab._validation import check_choice, check_int
 from mctslab.core.config import Budget, SearchConfig
@@ -36,7 +37,12 @@ class MCTSPlayer:
     """Searches each position with ``budget`` and plays the engine's choice.
 
     The engine keeps its tree between moves (tree reuse) because every move
-    played is passed to ``observe``.
+    played is passed to ``observe``. In a position the solver has proven
+    lost, every move loses and the solver's choice among them is arbitrary
+    (each proven after a visit or two): the player then searches again
+    without the solver and plays the move that search prefers, which makes
+    an opponent that has not seen the win still find it (it blocks a four
+    rather than playing anywhere).
     """
 
     def __init__(
@@ -51,6 +57,10 @@ class MCTSPlayer:
         self.budget = budget or Budget()
         self.name = f"mcts-{self.engine.name}"
         self.last_result: SearchResult | None = None
+        self._config = config or SearchConfig()
+        self._engine_name, self._workers = engine, workers
+        #: The search without the solver for lost positions, made when first needed.
+        self._resister: Engine | None = None
 
     def analyse(
         self,
@@ -59,9 +69,28 @@ class MCTSPlayer:
         progress: Progress | None = None,
         stop: threading.Event | None = None,
     ) -> SearchResult:
-        """Search ``state`` and keep the result as ``last_result``."""
-        self.last_result = self.engine.search(state, self.budget, progress=progress, stop=stop)
-        return self.last_result
+        """Search ``state`` and keep the result as ``last_result``.
+
+        In a proven loss the result keeps the proof (value 0, every move
+        "loss") with the move and line of a search without the solver.
+        """
+        result = self.engine.search(state, self.budget, progress=progress, stop=stop)
+        if _proven_lost(result) and not (stop is not None and stop.is_set()):
+            if self._resister is None:
+                config = replace(self._config, solver=False, reuse_tree=False)
+                self._resister = new_engine(self._engine_name, config, workers=self._workers)
+            resisting = self._resister.search(state, self.budget, stop=stop)
+            result = replace(
+                result,
+                best_move=resisting.best_move,
+                best_notation=resisting.best_notation,
+                pv=resisting.pv,
+                pv_notation=resisting.pv_notation,
+                simulations=result.simulations + resisting.simulations,
+                seconds=result.seconds + resisting.seconds,
+            )
+        self.last_result = result
+        return result
 
     def start(self, state: State) -> None:
         """A new game: forget the old tree."""
@@ -78,6 +107,12 @@ class MCTSPlayer:
         self.engine.reset()
 
     def close(self) -> None:
-        close = getattr(self.engine, "close", None)
-        if close is not None:
-            close()
+        for engine in (self.engine, self._resister):
+            close = getattr(engine, "close", None)
+            if close is not None:
+                close()
+
+
+def _proven_lost(result: SearchResult) -> bool:
+    """Whether the solver proved every root move a loss for the player to move."""
+    return bool(result.moves) and all(move.proven == "loss" for move in result.moves)
