@@ -347,7 +347,7 @@ def test_a_player_in_a_lost_position_blocks_what_would_end_it_at_once(seed: int)
     # loses at once. Before, the player chose among the proven losses by their
     # visits, one or two each: b1, d4, e4, a7 for seeds 0 to 3.
     state = make("gomoku", size=8)
-    for move in "b2 a2 c2 h8 d2 a8 c5 h6 d5 b8 e5 g6 e2".split():
+    for move in ["b2", "a2", "c2", "h8", "d2", "a8", "c5", "h6", "d5", "b8", "e5", "g6", "e2"]:
         state.play(move)
     player = MCTSPlayer("compiled", SearchConfig(seed=seed), Budget(iterations=20_000))
     result = player.analyse(state)
