@@ -6,7 +6,7 @@ first-run compile notice included, goes to stderr.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 
@@ -52,5 +52,6 @@ def thinker(
 
         if not fast.is_warm():
             log_to_stderr("mctslab: compiling the search engine (first run only)...")
-        fast.warm_up()
+        # Before the first command: the controller's clock runs from its first move on.
+        cast(fast.FastMCTS, searcher).prepare()
     return result

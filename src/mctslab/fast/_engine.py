@@ -134,11 +134,9 @@ class FastMCTS:
         share = split_budget(budget, self.workers)[0]
         assert share is not None  # the first worker always gets iterations
         tree_size(share, self._node_bytes(state), self._root_moves(state))
-        warm_up()  # before workers start, so that they load the code rather than compile it
         if self.workers > 1:
-            if self._pool is None or not self._pool.alive:
-                self._pool = WorkerPool(self.config, self.workers, self.progress_interval)
-            return self._pool.search(state, budget, progress=progress, stop=stop)
+            return self._workers().search(state, budget, progress=progress, stop=stop)
+        warm_up()
         start = perf_counter()
         report: Report | None = None
         if progress is not None:
@@ -202,6 +200,25 @@ class FastMCTS:
         self._root = 0
 
     # -- resources --------------------------------------------------------------
+    def prepare(self) -> None:
+        """Compile the search loop and start the worker processes now, if not done yet.
+
+        A search does both when it needs them; a program with a clock (an
+        engine protocol, a timed game) calls this first, so that its first
+        move's time is all searching (starting two workers takes seconds).
+        """
+        if self.workers > 1:
+            self._workers()
+        else:
+            warm_up()
+
+    def _workers(self) -> WorkerPool:
+        """The worker pool, started (after compiling, so that workers load the code) if need be."""
+        if self._pool is None or not self._pool.alive:
+            warm_up()
+            self._pool = WorkerPool(self.config, self.workers, self.progress_interval)
+        return self._pool
+
     def close(self) -> None:
         """Let the tree go and stop the worker processes, if any (a later search starts anew)."""
         self._drop_tree()  # the workers' trees go with them
