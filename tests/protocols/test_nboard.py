@@ -9,6 +9,7 @@ import pytest
 from mctslab.games import make
 from mctslab.games.othello import PASS, OthelloState
 from mctslab.protocols import EngineError, NBoardEngine, NBoardEnginePlayer, Thinker
+from mctslab.protocols._serve import DEFAULT_MOVE_SECONDS
 from mctslab.protocols.nboard import (
     depth_iterations,
     format_ggf,
@@ -94,6 +95,13 @@ def test_depth_maps_to_simulations() -> None:
     fixed = RecordingEngine()
     talk(NBoardEngine(Thinker(fixed, iterations=77)), "set depth 20", "go")
     assert fixed.budgets[-1].iterations == 77  # --iterations replaces the mapping
+    assert fixed.budgets[-1].seconds is None  # and is reproducible: no time limit
+    # Without --seconds the default time a move caps the depth's simulations; before,
+    # depth 60 (3,600,000 simulations) took 22 s a move in a 30 s game.
+    default = RecordingEngine()
+    talk(NBoardEngine(Thinker(default)), "set depth 60", "go")
+    assert default.budgets[-1].iterations == depth_iterations(60)
+    assert default.budgets[-1].seconds == DEFAULT_MOVE_SECONDS
 
 
 def test_eval_scale() -> None:

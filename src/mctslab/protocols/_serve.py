@@ -191,9 +191,11 @@ class Thinker:
         seconds = min(
             (limit for limit in (allotted, self.seconds) if limit is not None), default=None
         )
-        iterations = self.iterations if self.iterations is not None else iterations
-        if seconds is None and iterations is None:
+        if seconds is None and self.iterations is None:
+            # No clock: a protocol's own measure (NBoard's depth) is capped like any move;
+            # only the command line's fixed simulations go uncapped, to be reproducible.
             seconds = DEFAULT_MOVE_SECONDS
+        iterations = self.iterations if self.iterations is not None else iterations
         return Budget(iterations=iterations, seconds=seconds, memory_mb=self.memory_mb)
 
     def search(

@@ -27,7 +27,7 @@ Evaluations: MCTS estimates a win probability ``p`` for the side to move,
 not a disc margin. It is reported on the disc scale as ``64 * (2p - 1)``:
 +64 a sure win, 0 even, -64 a sure loss. Depth: MCTS has none, so
 ``set depth d`` sets the simulations a move to ``1000 * d**2`` (d = 1:
-1,000; 10: 100,000; 20: 400,000), capped by ``--seconds``;
+1,000; 10: 100,000; 20: 400,000), capped by ``--seconds`` (1 s by default);
 ``--iterations`` replaces the mapping; the game clock ``set game`` may
 carry (GGF ``TI``/``TB``/``TW``) is not read. A command that cannot be carried out
 (an illegal move, a malformed GGF) is answered with ``status Error: ...``,
