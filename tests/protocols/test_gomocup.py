@@ -102,7 +102,12 @@ def test_malformed_and_unknown_commands_keep_the_brain_running() -> None:
         "START 9",
         "TURN 3",
         "TURN 9,0",
+        # A block with its stones and DONE, answered once (before: once a line, so the
+        # manager read the extra answers as replies to its next commands).
         "SWAP2BOARD",
+        "7,7",
+        "8,7",
+        "DONE",
         "frobnicate 1 2",
         "BOARD",
         "1,1,3",
@@ -126,7 +131,7 @@ def test_malformed_and_unknown_commands_keep_the_brain_running() -> None:
         "OK",
         "ERROR TURN takes x,y; got '3'",
         "ERROR 9,0 is off the 9x9 board",
-        "UNKNOWN command 'SWAP2BOARD' is not supported",
+        "UNKNOWN swap2 openings are not supported",
         "UNKNOWN command 'frobnicate' is not supported",
         "ERROR BOARD field 3 (continuous game) is not supported",
         "ERROR BOARD lists 1,1 twice",
@@ -136,6 +141,11 @@ def test_malformed_and_unknown_commands_keep_the_brain_running() -> None:
     ]
     assert replies[-2] == "MESSAGE INFO max_memory 'lots' is not a whole number; ignored"
     assert MOVE.match(replies[-1])  # and it still plays
+    # BEGIN opens a game; mid-game it would have the brain move for its opponent.
+    assert talk(brain, "BEGIN") == [
+        "ERROR BEGIN opens the game on an empty board; this board has stones (the "
+        "opponent's moves come with TURN, a position with BOARD)"
+    ]
 
 
 def test_turn_on_a_taken_cell_or_after_the_end() -> None:

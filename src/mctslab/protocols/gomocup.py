@@ -83,8 +83,8 @@ class GomocupBrain:
         self._state: GomokuState | None = None
         #: The moves since the empty board, in order, for TAKEBACK.
         self._moves: list[int] = []
-        #: The lines of a BOARD block being received.
-        self._board_lines: list[str] | None = None
+        #: The block being received (BOARD or SWAP2BOARD, until DONE) and its lines.
+        self._block: tuple[str, list[str]] | None = None
         #: MESSAGE lines held back until the reply to the next non-INFO command.
         self._held: list[str] = []
         self._turn_seconds: float | None = None
@@ -93,7 +93,7 @@ class GomocupBrain:
             "START": self._start,
             "RECTSTART": self._rectstart,
             "RESTART": self._restart,
-            "BEGIN": lambda _: self._think(),
+            "BEGIN": self._begin,
             "TURN": self._turn,
             "TAKEBACK": self._takeback,
             "ABOUT": lambda _: [f'name="{NAME}", version="{__version__}", author="{AUTHOR}"'],
@@ -104,19 +104,22 @@ class GomocupBrain:
         text = line.strip()
         if not text:
             return []
-        if self._board_lines is not None:
+        if self._block is not None:
+            block, lines = self._block
             if text.upper() != "DONE":
-                self._board_lines.append(text)
+                lines.append(text)
                 return []
-            lines, self._board_lines = self._board_lines, None
+            self._block = None
+            if block == "SWAP2BOARD":  # one answer for the block, so the manager stays in step
+                return self._reply(lambda: ["UNKNOWN swap2 openings are not supported"])
             return self._reply(lambda: self._board(lines))
         word, _, argument = text.partition(" ")
         command = word.upper()
         if command == "INFO":
             self._info(argument.strip())
             return []
-        if command == "BOARD":
-            self._board_lines = []
+        if command in ("BOARD", "SWAP2BOARD"):
+            self._block = (command, [])
             return []
         action = self._commands.get(command)
         if action is None:
@@ -146,6 +149,15 @@ class GomocupBrain:
     def _restart(self, _: str) -> list[str]:
         state = self._require_board()
         return self._new_board(state.width, state.height)
+
+    def _begin(self, _: str) -> list[str]:
+        state = self._require_board()
+        if not state.is_terminal() and state.board().any():  # a finished game says so instead
+            raise ValueError(
+                "BEGIN opens the game on an empty board; this board has stones "
+                "(the opponent's moves come with TURN, a position with BOARD)"
+            )
+        return self._think()
 
     def _turn(self, argument: str) -> list[str]:
         state = self._require_board()
