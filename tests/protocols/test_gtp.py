@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+import time
+from typing import Any
 
 import pytest
 
-from mctslab.games import IllegalMoveError, InvalidMoveError, make
+from mctslab import Budget, SearchResult
+from mctslab.games import IllegalMoveError, InvalidMoveError, State, make
 from mctslab.games.othello import PASS
 from mctslab.protocols import EngineError, EngineResignedError, GTPEngine, GTPEnginePlayer, Thinker
-from mctslab.protocols._serve import SAFETY_FRACTION, SAFETY_SECONDS
+from mctslab.protocols._serve import SAFETY_FRACTION, SAFETY_SECONDS, allot, moves_to_go
 from mctslab.protocols.gtp import LETTERS, from_vertex, to_vertex
 from mctslab.records import load_record
 from tests.conftest import load_data
@@ -209,6 +212,31 @@ def test_time_settings_and_time_left_shape_the_search() -> None:
         "? syntax error: time_settings takes main time, byo-yomi time and stones",
         "? syntax error: time_left takes a colour, a time and stones",
     ]
+
+
+class _SpendsItsTime(RecordingEngine):
+    """Thinks for all the time it is given, as an engine on a clock does."""
+
+    def search(self, state: State, budget: Budget | None = None, **kwargs: Any) -> SearchResult:
+        assert budget is not None and budget.seconds is not None
+        time.sleep(budget.seconds)
+        return super().search(state, budget, **kwargs)
+
+
+def test_the_clock_is_kept_between_time_left_reports() -> None:
+    # Before, each move's share came from the whole main time again when no
+    # time_left came, and a game's moves together overran the clock.
+    engine = _SpendsItsTime()
+    gtp = GTPEngine(Thinker(engine), "tictactoe", {})
+    talk(gtp, "time_settings 2 0 0", "genmove b", "genmove w", "genmove b")
+    first, third = engine.budgets[0].seconds, engine.budgets[2].seconds
+    assert first is not None and third is not None
+    assert third < allot(remaining=2.0, moves_left=moves_to_go(9 - 2))
+    assert third == pytest.approx(allot(remaining=2.0 - first, moves_left=moves_to_go(7)), abs=0.02)
+    # time_left alone (no time_settings) is the time for the rest of the game.
+    alone = RecordingEngine()
+    talk(GTPEngine(Thinker(alone), "tictactoe", {}), "time_left b 3 0", "genmove b")
+    assert alone.budgets[-1].seconds == allot(remaining=3.0, moves_left=moves_to_go(9))
 
 
 # -- the client against scripted engines ------------------------------------------------

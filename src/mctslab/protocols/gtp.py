@@ -300,7 +300,9 @@ class GTPEngine:
             raise _Failure("syntax error: genmove takes a colour")
         player = _color(args[0])
         state, turn = self._ready_for(player, "cannot move")
+        began = time.monotonic()
         result = self.thinker.search(state, self._allotted(player))
+        self._spend(player, time.monotonic() - began)
         vertex = to_vertex(state, result.best_move)  # before the move: Connect Four's row
         self._commit([*turn, result.best_move])
         return vertex
@@ -359,9 +361,11 @@ class GTPEngine:
         self._turns.append(turn)
 
     def _allotted(self, player: int) -> float | None:
-        if self._clock is None:
+        """The seconds for ``player``'s move by the clock: time_settings, and time_left when
+        the controller reports it (alone, it is taken as the time for the rest of the game)."""
+        if self._clock is None and player not in self._left:
             return None
-        main, byo_time, byo_stones = self._clock
+        main, byo_time, byo_stones = self._clock or (0.0, 0.0, 0)
         left, stones = self._left.get(player, (main, 0))
         if stones > 0:
             return allot(remaining=left, moves_left=stones)
@@ -374,6 +378,26 @@ class GTPEngine:
             # Main time spent on this move is followed by a byo-yomi period for it.
             share = max(share or 0.0, allot(per_move=byo_time / byo_stones) or 0.0)
         return share
+
+    def _spend(self, player: int, seconds: float) -> None:
+        """Keep ``player``'s clock between the controller's time_left reports, which reset it.
+
+        A controller need not send time_left; without it each share would be
+        taken from the whole main time again, and the game's moves together
+        would overrun it.
+        """
+        if self._clock is None and player not in self._left:
+            return
+        main, byo_time, byo_stones = self._clock or (0.0, 0.0, 0)
+        left, stones = self._left.get(player, (main, 0))
+        left -= seconds
+        if stones > 0:  # a byo-yomi period: one stone fewer, a new period once it is played
+            stones -= 1
+            if stones == 0:
+                left, stones = float(byo_time), byo_stones
+        elif left <= 0 and byo_stones > 0:  # main time is spent: byo-yomi begins
+            left, stones = float(byo_time), byo_stones
+        self._left[player] = (max(0.0, left), stones)
 
 
 def _color(text: str) -> int:
