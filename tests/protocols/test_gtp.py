@@ -64,6 +64,13 @@ def test_a_malformed_vertex_is_a_syntax_error_even_out_of_turn() -> None:
         "?2 syntax error: 'i9' is not a GTP vertex (a letter other than I, a number)",
         "?3 syntax error: d1 is off the 3x3 board",
     ]
+    # "pass" is a GTP vertex: in a game without passes it is an illegal move, not a
+    # syntax error; in Othello it is illegal while the mover has a move.
+    assert responses(engine, "4 play white pass") == ["?4 illegal move: tictactoe has no pass"]
+    othello = GTPEngine(thinker(), "othello")
+    assert responses(othello, "5 play black pass") == [
+        "?5 illegal move: Black has a move, so may not pass"
+    ]
     # A finished game refuses any move as illegal: the game is over.
     engine = GTPEngine(thinker(), "connect4")
     moves = [f"play {'bw'[i % 2]} {column}" for i, column in enumerate("1212121")]

@@ -104,9 +104,9 @@ def from_vertex(state: State, text: str) -> int:
     """
     game = state.spec.name
     cleaned = text.strip().lower()
-    if cleaned == "pass":
+    if cleaned == "pass":  # a vertex in GTP: where a game has no pass, an illegal move
         if game != "othello":
-            raise InvalidMoveError(f"{game} has no pass")
+            raise IllegalMoveError(f"{game} has no pass")
         move = PASS
     elif game == "connect4" and cleaned.isdigit():
         return state.parse_move(cleaned)
@@ -115,6 +115,9 @@ def from_vertex(state: State, text: str) -> int:
     if move not in state.legal_moves():
         if state.is_terminal():
             raise IllegalMoveError(f"{text} cannot be played: the game is over")
+        if cleaned == "pass":
+            mover = state.spec.player_names[state.current_player]
+            raise IllegalMoveError(f"{mover} has a move, so may not pass")
         raise IllegalMoveError(f"{text} is not legal here")
     return move
 
