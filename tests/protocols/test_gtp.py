@@ -71,6 +71,13 @@ def test_a_malformed_vertex_is_a_syntax_error_even_out_of_turn() -> None:
     assert responses(othello, "5 play black pass") == [
         "?5 illegal move: Black has a move, so may not pass"
     ]
+    # A full column is refused on one line (before, the board followed it).
+    full = GTPEngine(thinker(), "connect4")
+    fill = [f"play {'bw'[i % 2]} 1" for i in range(6)]
+    assert talk(full, *fill, "play b 1")[-2:] == [
+        "? illegal move: '1' is not legal for X in this position; legal moves: 2 3 4 5 6 7",
+        "",
+    ]
     # A finished game refuses any move as illegal: the game is over.
     engine = GTPEngine(thinker(), "connect4")
     moves = [f"play {'bw'[i % 2]} {column}" for i, column in enumerate("1212121")]

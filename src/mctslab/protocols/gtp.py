@@ -109,7 +109,10 @@ def from_vertex(state: State, text: str) -> int:
             raise IllegalMoveError(f"{game} has no pass")
         move = PASS
     elif game == "connect4" and cleaned.isdigit():
-        return state.parse_move(cleaned)
+        try:
+            return state.parse_move(cleaned)
+        except IllegalMoveError as error:  # its message shows the board: one line is GTP's
+            raise IllegalMoveError(str(error).splitlines()[0]) from None
     else:
         move = _grid_move(state, text, cleaned)
     if move not in state.legal_moves():
