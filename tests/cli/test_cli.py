@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,10 +17,12 @@ from typer.testing import CliRunner
 
 from mctslab.cli import _options as opt
 from mctslab.cli import app, main
+from mctslab.cli._thinking import Thinking
 from mctslab.core.config import Budget
 from mctslab.games import State, make
 from mctslab.games.countdown import solve
 from mctslab.players.random_player import RandomPlayer
+from mctslab.records import load_record
 from tests.protocols.helpers import scripted
 
 runner = CliRunner()
@@ -358,6 +362,48 @@ def test_play_human_session(monkeypatch: pytest.MonkeyPatch) -> None:
     # The AI answered a1 and then b2; undo took back a1 and the AI's answer.
     moves = output.split("Moves: ")[-1].splitlines()[0].split()
     assert len(moves) == 2 and moves[0] == "b2"
+
+
+@pytest.mark.parametrize(
+    ("engine", "workers", "script"),
+    [
+        ("python", 1, None),
+        ("compiled", 1, None),
+        ("compiled", 2, None),
+        ("compiled", 1, "hint\nd4\n"),  # Ctrl-C during a hint, the person to move
+    ],
+)
+def test_ctrl_c_while_the_ai_thinks_stops_the_game(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    engine: str,
+    workers: int,
+    script: str | None,
+) -> None:
+    # The engines answer Ctrl-C by returning their best move so far; play must stop
+    # anyway, as Ctrl-C at the prompt does (before, it played that move and went on:
+    # an AI-against-AI game could not be stopped).
+    if script is not None:
+        monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    searches: list[object] = []
+
+    def ctrl_c_once(self: Thinking, result: object) -> None:
+        if not searches:
+            searches.append(result)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(Thinking, "__call__", ctrl_c_once)
+    saved = tmp_path / "stopped.txt"
+    code, output = run(
+        "play", "gomoku", "--size", "8", *(["--ai-vs-ai"] if script is None else []),
+        "--seconds", "2", "--engine", engine, "--workers", str(workers), "--save", str(saved),
+        input=script,
+    )  # fmt: skip
+    assert code == 0, output
+    assert searches and "The AI suggests" not in output
+    assert "Game stopped." in output and "Result: unfinished after 0 moves." in output
+    assert "Game record saved to" in output and load_record(saved.read_text()).moves == ()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_play_human_wins_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,10 +16,10 @@ import os
 import queue
 import signal
 import socket
-import threading
 from collections.abc import Iterator
 from typing import Any, Protocol
 
+from mctslab._interrupt import noticing_ctrl_c
 from mctslab.arena.game import GameFailed, GameTask, play_game, run_task
 
 #: Seconds between checks for a finished game (and for Ctrl-C).
@@ -57,27 +57,9 @@ class InProcess:
     slots = 1
 
     def play(self, tasks: Iterator[GameTask]) -> Iterator[dict[str, Any]]:
-        pressed = False
-
-        def on_interrupt(signum: int, frame: Any) -> None:
-            nonlocal pressed
-            pressed = True
-            raise KeyboardInterrupt
-
-        # Off the main thread no handler can be set; where Ctrl-C is ignored, it stays so.
-        previous = signal.getsignal(signal.SIGINT) if _main_thread() else signal.SIG_IGN
-        if previous != signal.SIG_IGN:
-            signal.signal(signal.SIGINT, on_interrupt)
-        try:
+        with noticing_ctrl_c() as interrupted:
             for task in tasks:
-                yield play_game(task, interrupted=lambda: pressed)
-        finally:
-            if previous != signal.SIG_IGN:
-                signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
-
-
-def _main_thread() -> bool:
-    return threading.current_thread() is threading.main_thread()
+                yield play_game(task, interrupted=interrupted)
 
 
 def _worker(tasks: Any, results: Any, parent: int) -> None:

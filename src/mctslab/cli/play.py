@@ -5,16 +5,19 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.text import Text
 
+from mctslab._interrupt import noticing_ctrl_c
 from mctslab.cli import _options as opt
 from mctslab.cli import _records
 from mctslab.cli._thinking import Thinking
 from mctslab.core.config import Budget
+from mctslab.core.result import SearchResult
 from mctslab.games import State
 from mctslab.players.base import Player
 from mctslab.players.mcts import MCTSPlayer
@@ -105,7 +108,8 @@ def play(
         players.callback(ai.close)
         session = _Game(state, ai, human, other, initial, prefix)
         try:
-            session.run()
+            with noticing_ctrl_c() as interrupted:
+                session.run(interrupted)
         finally:
             if save is not None:
                 _records.write(save, initial, prefix + session.history, session.tags())
@@ -155,8 +159,13 @@ class _Game:
         self.ai_moves = 0
         #: The side whose external engine resigned, which ends the game.
         self.resigned: int | None = None
+        #: Whether Ctrl-C was pressed: run() is given the flag.
+        self.interrupted: Callable[[], bool] = lambda: False
 
-    def run(self) -> None:
+    def run(self, interrupted: Callable[[], bool]) -> None:
+        """Play to the end, a quit or Ctrl-C; ``interrupted`` says whether Ctrl-C was pressed
+        (a search stopped by it returns its best move rather than raising)."""
+        self.interrupted = interrupted
         names = self.state.spec.player_names
         if self.human is not None:
             opt.console.print(
@@ -164,6 +173,15 @@ class _Game:
                 + HELP.format(notation=self.state.notation_help())
             )
         self._restart_opponent()
+        try:
+            self._play()
+        except KeyboardInterrupt:
+            # Ctrl-C, at the prompt or while a player thinks, stops the game as quit does.
+            opt.console.print()
+            opt.console.print("Game stopped.")
+        self._summary()
+
+    def _play(self) -> None:
         while not self.state.is_terminal():
             self._show()
             if self.state.current_player == self.human:
@@ -180,7 +198,6 @@ class _Game:
             self.ai.observe(move)
             if self.opponent is not None:
                 self.opponent.observe(move)
-        self._summary()
 
     def _ai_name(self, player: int) -> str:
         if self.opponent is not None and player == self.opponent_side:
@@ -228,8 +245,7 @@ class _Game:
             self.ai_moves += 1
             opt.console.print(f"{self.opponent.name} plays {self.state.move_to_str(move)}")
             return move
-        with Thinking(opt.console, name) as thinking:
-            result = self.ai.analyse(self.state, progress=thinking)
+        result = self._search(name)
         self.ai_seconds += time.perf_counter() - began
         self.ai_moves += 1
         opt.console.print(
@@ -239,12 +255,24 @@ class _Game:
         )
         return result.best_move
 
+    def _search(self, who: str) -> SearchResult:
+        """The AI's search of the position, shown as ``who`` thinking.
+
+        Raises KeyboardInterrupt after a Ctrl-C, which the engine answers by
+        returning its best move so far.
+        """
+        with Thinking(opt.console, who) as thinking:
+            result = self.ai.analyse(self.state, progress=thinking)
+        if self.interrupted():
+            raise KeyboardInterrupt
+        return result
+
     def _ask(self) -> int | None:
         """The person's next move; None when they quit. Bad input never ends the game."""
         while True:
             try:
                 text = opt.console.input(Text("Your move: ", style="bold")).strip()
-            except (EOFError, KeyboardInterrupt):
+            except EOFError:
                 opt.console.print()
                 return None
             command = text.lower()
@@ -256,8 +284,7 @@ class _Game:
                 moves = " ".join(self.state.move_to_str(m) for m in self.state.legal_moves())
                 opt.console.print(f"Legal moves: {moves}")
             elif command == "hint":
-                with Thinking(opt.console, "The AI") as thinking:
-                    result = self.ai.analyse(self.state, progress=thinking)
+                result = self._search("The AI")
                 best = ", ".join(f"{m.notation} ({m.value:.0%})" for m in result.moves[:3])
                 opt.console.print(f"The AI suggests {best}.")
             elif command == "undo":
