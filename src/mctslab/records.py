@@ -46,6 +46,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from mctslab.games import State, available_games, make
@@ -145,6 +146,25 @@ def strip_comment(line: str, game: str | None = None) -> str:
     tag = _TAG_PREFIX.match(line)
     kept, rest = (line[: tag.end()], line[tag.end() :]) if tag else ("", line)
     return kept + (_NUMBERS_COMMENT if game == "numbers" else _COMMENT).sub("", rest)
+
+
+def read_text(path: Path) -> str:
+    """The text of a file of moves (a record, an openings file), read as UTF-8.
+
+    A leading byte order mark, which Windows editors write, is dropped (a
+    browser drops it too when the web board reads a file). Raises
+    :class:`RecordError` when the file is not UTF-8 text, OSError when it
+    cannot be read; the caller names the file.
+    """
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise RecordError(
+            f"line {line} is not UTF-8 text (byte 0x{data[error.start]:02x}); "
+            "save the file as UTF-8."
+        ) from None
 
 
 def load_record(text: str) -> GameRecord:

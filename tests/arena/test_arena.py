@@ -333,6 +333,19 @@ def test_gomoku_openings_may_use_gomocup_coordinates(tmp_path: Path) -> None:
     assert openings.lines == [("h8", "i7"), ("h8", "i9")]
 
 
+def test_an_openings_file_is_read_as_a_record_is(tmp_path: Path) -> None:
+    # The same reader as play --load: a byte order mark is dropped, other encodings
+    # are named (before, the BOM spoilt the first opening and latin-1 was a bare
+    # "'utf-8' codec can't decode").
+    book = tmp_path / "book.txt"
+    book.write_bytes("\ufeffh8 i9\r\n".encode())
+    assert FileOpenings(book, make("gomoku")).lines == [("h8", "i9")]
+    book.write_bytes("h8 i9  # Ren\xe9\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"': line 1 is not UTF-8 text \(byte 0xe9\)") as refused:
+        FileOpenings(book, make("gomoku"))
+    assert str(refused.value).startswith(f"Cannot read the openings file {str(book)!r}")
+
+
 def test_random_openings_are_balanced_and_reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
     start = make("tictactoe")
     book = RandomOpenings(start, 3)

@@ -105,6 +105,23 @@ def test_record_errors(tmp_path: Path, args: list[str], record: str, message: st
     assert message in " ".join(output.split())
 
 
+@pytest.mark.parametrize("option", ["play --load", "analyze --record"])
+def test_a_record_file_may_begin_with_a_bom_but_must_be_utf_8(tmp_path: Path, option: str) -> None:
+    # Notepad begins UTF-8 files with a byte order mark: before, the game was
+    # "unknown game '\ufeffgomoku'"; a file in another encoding was a traceback.
+    command, flag = option.split()
+    path = tmp_path / "notepad.txt"
+    path.write_bytes("\ufeffgomoku size=8\r\nd4 e5\r\n".encode())
+    code, output = run(command, flag, str(path), "--iterations", "20", "--engine", "python")
+    assert code == 0, output
+    assert "Black to move" in output  # after d4 e5
+    path.write_bytes('tictactoe\n[Black "Ren\xe9"]\nb2\n'.encode("latin-1"))
+    code, output = run(command, flag, str(path), "--engine", "python")
+    assert code == 2 and "Traceback" not in output
+    message = f"{path}: line 2 is not UTF-8 text (byte 0xe9); save the file as UTF-8."
+    assert message in " ".join(output.split())
+
+
 def test_a_game_or_a_record_is_needed(tmp_path: Path) -> None:
     code, output = run("analyze")
     assert code == 2 and "name the game" in output

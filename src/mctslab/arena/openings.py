@@ -31,7 +31,7 @@ import numpy as np
 
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.games._base import State
-from mctslab.records import parse_moves, strip_comment
+from mctslab.records import RecordError, parse_moves, read_text, strip_comment
 
 #: Simulations of the quick search that judges a random opening.
 BALANCE_ITERATIONS = 2000
@@ -140,8 +140,8 @@ class FileOpenings:
     def __init__(self, path: Path, start: State) -> None:
         self.path = Path(path)
         try:
-            text = self.path.read_text()
-        except OSError as error:
+            text = read_text(self.path)
+        except (OSError, RecordError) as error:
             raise ValueError(f"Cannot read the openings file {str(path)!r}: {error}") from None
         self.lines: list[tuple[str, ...]] = []
         for number, line in enumerate(text.splitlines(), start=1):

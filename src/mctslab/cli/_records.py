@@ -10,7 +10,7 @@ import typer
 
 from mctslab.cli import _options as opt
 from mctslab.games import State, available_games
-from mctslab.records import GameRecord, RecordError, dump_record, load_record
+from mctslab.records import GameRecord, RecordError, dump_record, load_record, read_text
 
 GameArgument = Annotated[
     str | None,
@@ -50,7 +50,7 @@ def replay(start: State, moves: Sequence[int]) -> State:
 
 def read(path: Path) -> GameRecord:
     try:
-        return load_record(path.read_text(encoding="utf-8"))
+        return load_record(read_text(path))
     except OSError as error:
         opt.fail(f"cannot read the game record {path}: {error.strerror or error}.")
     except RecordError as error:
