@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mctslab import make
+from mctslab.cli import _options as opt
 from mctslab.cli import app
 from mctslab.cli._protocol import thinker as protocol_thinker
 from mctslab.records import load_record
@@ -66,6 +67,26 @@ def test_quitting_saves_the_unfinished_game(
     record = load_record(saved.read_text())
     assert record.notation()[0] == "4" and len(record.moves) == 2
     assert record.tags["Result"] == "*"
+
+
+def test_a_save_path_that_cannot_be_written_is_refused_before_the_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, the game was played to the end and then "File exists" was all it said.
+    (tmp_path / "afile").write_text("")
+    built: list[object] = []
+    monkeypatch.setattr(opt, "mcts_player", lambda *args: built.append(args))
+    target = tmp_path / "afile" / "game.txt"
+    code, output = run("play", "tictactoe", "--save", str(target))
+    assert code == 2 and not built
+    message = (
+        f"cannot write the game record {target}: {tmp_path / 'afile'} is a file, not a folder."
+    )
+    assert message in " ".join(output.split())
+    # The check leaves nothing behind when the game then does not start.
+    fresh = tmp_path / "fresh.txt"
+    code, output = run("play", "tictactoe", "--save", str(fresh), "--opponent", "wizard")
+    assert code == 2 and "--opponent:" in output and not fresh.exists()
 
 
 def test_analyze_a_record(tmp_path: Path) -> None:

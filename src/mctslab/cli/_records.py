@@ -57,11 +57,40 @@ def read(path: Path) -> GameRecord:
         opt.fail(f"{path}: {error}")
 
 
+def check_writable(path: Path) -> None:
+    """Refuse a record path that :func:`write` could not write, before the game is played.
+
+    Its folder is made, as ``write`` would, and the file opened for appending;
+    a file that this made is removed again, so a game stopped before it is
+    saved (an interrupted first compile) leaves no empty file behind.
+    """
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as error:
+        opt.fail(f"cannot write the game record {path}: {_why(path, error)}.")
+
+
 def write(path: Path, start: State, moves: Sequence[int], tags: Mapping[str, str]) -> None:
     """Save the game to ``path``, making its folder if need be (as the arena does)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(dump_record(start, moves, tags=tags), encoding="utf-8")
     except OSError as error:
-        opt.fail(f"cannot write the game record {path}: {error.strerror or error}.")
+        opt.fail(f"cannot write the game record {path}: {_why(path, error)}.")
     opt.console.print(f"Game record saved to {path}.")
+
+
+def _why(path: Path, error: OSError) -> str:
+    """Why ``path`` cannot be written: a file where a folder should be is named, since
+    making the folders says only "File exists" (or "Not a directory")."""
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                return f"{folder} is a file, not a folder"
+            break
+    return error.strerror or str(error)

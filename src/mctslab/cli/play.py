@@ -55,7 +55,9 @@ def play(
     save: Annotated[
         Path | None,
         typer.Option(
-            help="Write the game's record here when it ends or is stopped.", dir_okay=False
+            help="Write the game's record here when it ends or is stopped (checked, and its "
+            "folder made, before the game).",
+            dir_okay=False,
         ),
     ] = None,
     iterations: Annotated[int | None, typer.Option(help="Simulations per AI move.", min=1)] = None,
@@ -90,6 +92,8 @@ def play(
     if state.spec.num_players != 2:
         name = state.spec.name
         opt.fail(f"{name} is not a two-player game; try `mctslab {name} --help`.")
+    if save is not None:
+        _records.check_writable(save)
     if not ai_vs_ai and not _has_terminal():
         opt.console.print("No terminal to read moves from: the AI plays both sides.")
         ai_vs_ai = True
