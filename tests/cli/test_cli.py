@@ -461,6 +461,22 @@ def test_bad_opponent_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not built  # refused before the AI is built (and compiled, on a first run)
 
 
+def test_the_opponent_is_named_and_a_person_is_refused_as_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    code, output = run(
+        "play", "tictactoe", "--opponent", "random", "--engine", "python", input="quit\n"
+    )
+    assert code == 0 and "You play X, random plays O." in output  # before: "the AI plays O"
+    # Before, a second person half-worked: the board twice, no undo, quit without a summary.
+    built: list[object] = []
+    monkeypatch.setattr(opt, "mcts_player", lambda *args: built.append(args))
+    code, output = run("play", "tictactoe", "--opponent", "human")
+    assert code == 2 and not built
+    assert "--opponent: human is no opponent here" in output
+
+
 def test_the_opponent_is_closed_when_the_ai_settings_are_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

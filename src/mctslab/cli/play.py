@@ -71,7 +71,8 @@ def play(
     opponent: Annotated[
         str | None,
         typer.Option(
-            help="Let another player take the AI's side, in the arena's player syntax: "
+            help="Let another player that moves by itself take the AI's side, in the arena's "
+            "player syntax: "
             'e.g. "engine:gomocup=./pbrain", "engine:gtp=CMD", "openspiel:seconds=1", '
             '"random" (with --ai-vs-ai it plays second, against the MCTS AI).'
         ),
@@ -127,6 +128,11 @@ def _opponent(spec: str | None, seed: int | None, state: State) -> Player | None
 
     try:
         player = parse_player(spec)
+        if player.interactive:
+            raise ValueError(
+                "human is no opponent here: play is a person against a player that moves "
+                "by itself (mcts, random, openspiel or engine); two people can share a board."
+            )
         player.check_game(state)
         return player.build(seed)
     except (ValueError, OSError) as error:
@@ -173,8 +179,8 @@ class _Game:
         names = self.state.spec.player_names
         if self.human is not None:
             opt.console.print(
-                f"You play {names[self.human]}, the AI plays {names[1 - self.human]}. "
-                + HELP.format(notation=self.state.notation_help())
+                f"You play {names[self.human]}, {self._side(1 - self.human)} plays "
+                f"{names[1 - self.human]}. " + HELP.format(notation=self.state.notation_help())
             )
         self._restart_opponent()
         try:
@@ -202,6 +208,14 @@ class _Game:
             self.ai.observe(move)
             if self.opponent is not None:
                 self.opponent.observe(move)
+
+    def _side(self, player: int) -> str:
+        """Who plays ``player``'s side, for the person: "you", "the AI" or the opponent's name."""
+        if player == self.human:
+            return "you"
+        if self.opponent is not None and player == self.opponent_side:
+            return self.opponent.name
+        return "the AI"
 
     def _ai_name(self, player: int) -> str:
         if self.opponent is not None and player == self.opponent_side:
@@ -336,7 +350,7 @@ class _Game:
         else:
             who = self.state.spec.player_names[winner]
             if self.human is not None:
-                who += " (you)" if winner == self.human else " (the AI)"
+                who += f" ({self._side(winner)})"
             verdict = f"{who} wins ({reason})"
         record = self.initial.clone()
         notation = []
