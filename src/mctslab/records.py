@@ -303,7 +303,7 @@ def _play_line(state: State, line: str, where: str, played: int) -> list[int]:
         number = played + len(moves) + 1
         text = "pass" if token.lower() == "pa" else token
         try:
-            if not _names_pass(text) and _must_pass(state):
+            if not _names_pass(text) and must_pass(state):
                 # Transcripts customarily leave out a forced pass.
                 forced = state.legal_moves()[0]
                 state.apply(forced)
@@ -321,8 +321,9 @@ def _names_pass(text: str) -> bool:
     return text.lower() == "pass"
 
 
-def _must_pass(state: State) -> bool:
-    """Whether the only legal move is a pass (so a transcript may leave it out)."""
+def must_pass(state: State) -> bool:
+    """Whether the only legal move is a pass, in any game whose notation names one "pass"
+    (so a transcript may leave it out, and ``mctslab play`` plays it for the person)."""
     legal = state.legal_moves()
     return len(legal) == 1 and _names_pass(state.move_to_str(legal[0]))
 

@@ -406,6 +406,30 @@ def test_ctrl_c_while_the_ai_thinks_stops_the_game(
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+#: An Othello game where White, to move, has no placement and must pass.
+OTHELLO_WHITE_MUST_PASS = (
+    "e6 d6 c3 f6 c7 f3 g6 d3 c4 c6 c5 b3 c2 b4 a3 c8 b6 c1 d1 e1 d8 a4 e3 d2 g3 h3 g2 f7 g8 "
+    "d7 a5 h1 b5 a6 a7 h6 e8 b7 e2 f4 g4 f8 g7 f2 f5 h5 e7 g5 h4 b2 b8 h7 g1 h2 a8 f1 a2"
+)
+
+
+def test_a_forced_pass_is_played_for_the_person_and_said_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before, the person had to guess "pass" (b1 was refused: "legal moves: pass"),
+    # and the pass was then reported twice under the board.
+    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    code, output = run(
+        "play", "othello", "--moves", OTHELLO_WHITE_MUST_PASS, "--ai-first", "--iterations",
+        "200", "--engine", "python", "--seed", "1", input="quit\n",
+    )  # fmt: skip
+    assert code == 0, output
+    passed = output.split("White has no legal move and passes.")
+    assert len(passed) == 2 and "Your move:" not in passed[0]
+    assert "(last move: pass by White)" in passed[1] and "Last move: White pass" not in output
+    assert "f1 a2 pass " in " ".join(output.split("Moves: ")[1].split())
+
+
 def test_play_human_wins_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
     # Starting from a position where X wins at once, the person finishes it.

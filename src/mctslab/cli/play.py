@@ -22,7 +22,7 @@ from mctslab.games import State
 from mctslab.players.base import Player
 from mctslab.players.mcts import MCTSPlayer
 from mctslab.protocols import EngineResignedError
-from mctslab.records import player_tags, result_tag
+from mctslab.records import must_pass, player_tags, result_tag
 
 #: One second a move: the budget of the strength goals, and quick enough to play against.
 DEFAULT_BUDGET = Budget(seconds=1.0)
@@ -194,11 +194,17 @@ class _Game:
     def _play(self) -> None:
         while not self.state.is_terminal():
             self._show()
-            if self.state.current_player == self.human:
+            if self._asks_person(self.state):
                 move = self._ask()
                 if move is None:
                     opt.console.print("Game stopped.")
                     break
+            elif self.state.current_player == self.human:
+                # A forced pass: asking would only make the person guess "pass".
+                move = self.state.legal_moves()[0]
+                opt.console.print(
+                    f"{self.state.spec.player_names[self.human]} has no legal move and passes."
+                )
             else:
                 move = self._think()
                 if move is None:
@@ -240,7 +246,8 @@ class _Game:
         opt.console.print()
         opt.console.print(board)
         moves = self.prefix + self.history
-        if moves:
+        # Othello's board names a pass itself, having no square to bracket.
+        if moves and "last move" not in board:
             before = _records.replay(self.initial, moves[:-1])
             mover = self.state.spec.player_names[before.current_player]
             opt.console.print(f"Last move: {mover} {before.move_to_str(moves[-1])}")
@@ -318,10 +325,10 @@ class _Game:
         """Take back moves until it is the person's turn again, one of their moves undone."""
         kept = list(self.history)
         state = None
-        while kept and (state is None or state.current_player != self.human):
+        while kept and (state is None or not self._asks_person(state)):
             kept.pop()
             state = _records.replay(self.start, kept)
-        if state is None or state.current_player != self.human:
+        if state is None or not self._asks_person(state):
             opt.console.print("There is no move of yours to take back.")
             return
         self.history = kept
@@ -329,6 +336,10 @@ class _Game:
         self.ai.reset()
         self._restart_opponent()
         self._show()
+
+    def _asks_person(self, state: State) -> bool:
+        """Whether the person is asked for a move in ``state`` (a forced pass is played)."""
+        return state.current_player == self.human and not must_pass(state)
 
     def _ending(self) -> tuple[int | None, str] | None:
         """``(winner, reason)`` once the game ended, by its rules or a resignation; the
