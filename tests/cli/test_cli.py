@@ -338,6 +338,18 @@ def test_play_ai_vs_ai_to_the_end(given: tuple[str, ...]) -> None:
         assert "Moves: b2 a1 " in output
 
 
+def test_a_proven_move_says_so_rather_than_a_speed() -> None:
+    # X holds a1, c1 and c3 (b1 and c2 both win), O to move: O is lost and X wins at once.
+    # Before, such moves read "0 simulations, 0/s" or "1 simulation, 5/s".
+    code, output = run(
+        "play", "tictactoe", "--ai-vs-ai", "--moves", "a1 b2 c3 a3 c1", "--iterations", "2000",
+        "--seed", "3",
+    )  # fmt: skip
+    assert code == 0, output
+    assert "(proven: every move loses, after " in output
+    assert "(a proven win, no search needed)" in output and "/s)" not in output
+
+
 def test_play_without_a_terminal_lets_the_ai_play_both_sides() -> None:
     code, output = run("play", "connect4", "--iterations", "200", "--engine", "python")
     assert code == 0, output

@@ -143,6 +143,23 @@ def _has_terminal() -> bool:
     return sys.stdin.isatty()
 
 
+#: What a proven root value means for the player to move.
+_PROOFS = {1.0: "a proven win", 0.5: "a proven draw", 0.0: "proven: every move loses"}
+
+
+def _how_found(result: SearchResult) -> str:
+    """How the AI came to its move: the estimate and the search's speed, or the proof.
+
+    A position the solver had proven (a tree kept from the last move often
+    holds the proof) takes no search or one simulation, whose speed means nothing.
+    """
+    simulations = opt.counted(result.simulations, "simulation")
+    if result.stopped_by == "proven" and result.value in _PROOFS:
+        searched = "no search needed" if result.simulations <= 1 else f"after {simulations}"
+        return f"{_PROOFS[result.value]}, {searched}"
+    return f"win-rate estimate {result.value:.0%}, {simulations}, {result.sims_per_second:,.0f}/s"
+
+
 class _Game:
     """One game in the terminal: the position, the moves so far, and whose side is whose."""
 
@@ -273,11 +290,7 @@ class _Game:
         result = self._search(name)
         self.ai_seconds += time.perf_counter() - began
         self.ai_moves += 1
-        opt.console.print(
-            f"{name} plays {result.best_notation} "
-            f"(win-rate estimate {result.value:.0%}, "
-            f"{opt.counted(result.simulations, 'simulation')}, {result.sims_per_second:,.0f}/s)"
-        )
+        opt.console.print(f"{name} plays {result.best_notation} ({_how_found(result)})")
         return result.best_move
 
     def _search(self, who: str) -> SearchResult:
