@@ -54,6 +54,21 @@ def test_play_continues_a_loaded_game(tmp_path: Path, monkeypatch: pytest.Monkey
     assert record.tags["X"] == "you" and record.tags["Result"] == "1-0"
 
 
+def test_undo_takes_back_loaded_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before: "There is no move of yours to take back." for any move of the record.
+    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    loaded = tmp_path / "start.txt"
+    loaded.write_text("tictactoe\na1 a2 b2 b3\n")
+    saved = tmp_path / "end.txt"
+    code, output = run(
+        "play", "--load", str(loaded), "--iterations", "50", "--engine", "python",
+        "--save", str(saved), input="undo\nundo\nquit\n",
+    )  # fmt: skip
+    assert code == 0, output
+    assert "no move of yours" not in output
+    assert load_record(saved.read_text()).notation() == []  # X's b2 and a1 taken back
+
+
 def test_quitting_saves_the_unfinished_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -117,7 +117,7 @@ def play(
                 session.run(interrupted)
         finally:
             if save is not None:
-                _records.write(save, initial, prefix + session.history, session.tags())
+                _records.write(save, initial, session.moves, session.tags())
 
 
 def _opponent(spec: str | None, seed: int | None, state: State) -> Player | None:
@@ -170,18 +170,17 @@ class _Game:
         human: int | None,
         opponent: Player | None,
         initial: State,
-        prefix: list[int],
+        moves: list[int],
     ) -> None:
-        #: The game's first position and the moves loaded or given before this session.
-        self.initial, self.prefix = initial, list(prefix)
-        self.start = state.clone()
+        #: The game's first position, and every move since (those loaded or given too):
+        #: ``state`` is where they lead.
+        self.initial, self.moves = initial, list(moves)
         self.state = state
         self.ai = ai
         self.human = human
         self.opponent = opponent
         #: The side the opponent plays: the AI's, or second in AI-against-AI games.
         self.opponent_side = 1 if human is None else 1 - human
-        self.history: list[int] = []
         self.ai_seconds = 0.0
         self.ai_moves = 0
         #: The side whose external engine resigned, which ends the game.
@@ -227,7 +226,7 @@ class _Game:
                 if move is None:
                     break
             self.state.apply(move)
-            self.history.append(move)
+            self.moves.append(move)
             self.ai.observe(move)
             if self.opponent is not None:
                 self.opponent.observe(move)
@@ -248,8 +247,8 @@ class _Game:
     def _restart_opponent(self) -> None:
         """Tell the opponent (an external engine keeps its own board) the game so far."""
         if self.opponent is not None:
-            self.opponent.start(self.start)
-            for move in self.history:
+            self.opponent.start(self.initial)
+            for move in self.moves:
                 self.opponent.observe(move)
 
     def tags(self) -> dict[str, str]:
@@ -262,12 +261,11 @@ class _Game:
         board = str(self.state)
         opt.console.print()
         opt.console.print(board)
-        moves = self.prefix + self.history
         # Othello's board names a pass itself, having no square to bracket.
-        if moves and "last move" not in board:
-            before = _records.replay(self.initial, moves[:-1])
+        if self.moves and "last move" not in board:
+            before = _records.replay(self.initial, self.moves[:-1])
             mover = self.state.spec.player_names[before.current_player]
-            opt.console.print(f"Last move: {mover} {before.move_to_str(moves[-1])}")
+            opt.console.print(f"Last move: {mover} {before.move_to_str(self.moves[-1])}")
         # Othello's and countdown's boards say whose turn it is themselves.
         if not self.state.is_terminal() and self.resigned is None and "to move" not in board:
             opt.console.print(f"{self.state.spec.player_names[self.state.current_player]} to move.")
@@ -335,16 +333,17 @@ class _Game:
                     opt.console.print(Text(f"{message}.", style="red"), "Type help for help.")
 
     def _undo(self) -> None:
-        """Take back moves until it is the person's turn again, one of their moves undone."""
-        kept = list(self.history)
+        """Take back moves until it is the person's turn again, one of their moves undone
+        (moves loaded from a record or given with --moves too)."""
+        kept = list(self.moves)
         state = None
         while kept and (state is None or not self._asks_person(state)):
             kept.pop()
-            state = _records.replay(self.start, kept)
+            state = _records.replay(self.initial, kept)
         if state is None or not self._asks_person(state):
             opt.console.print("There is no move of yours to take back.")
             return
-        self.history = kept
+        self.moves = kept
         self.state = state
         self.ai.reset()
         self._restart_opponent()
@@ -378,7 +377,7 @@ class _Game:
             verdict = f"{who} wins ({reason})"
         record = self.initial.clone()
         notation = []
-        for move in self.prefix + self.history:
+        for move in self.moves:
             notation.append(record.move_to_str(move))
             record.apply(move)
         opt.console.print(f"Result: {verdict} after {opt.counted(len(notation), 'move')}.")
