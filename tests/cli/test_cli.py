@@ -23,6 +23,7 @@ from mctslab.games import State, make
 from mctslab.games.countdown import solve
 from mctslab.players.random_player import RandomPlayer
 from mctslab.records import load_record
+from tests.conftest import load_data
 from tests.protocols.helpers import scripted
 
 runner = CliRunner()
@@ -440,6 +441,15 @@ def test_a_forced_pass_is_played_for_the_person_and_said_once(
     assert len(passed) == 2 and "Your move:" not in passed[0]
     assert "(last move: pass by White)" in passed[1] and "Last move: White pass" not in output
     assert "f1 a2 pass " in " ".join(output.split("Moves: ")[1].split())
+
+
+def test_othellos_result_reads_cleanly_with_the_winners_discs_first() -> None:
+    # Before: "White wins (wipe-out (0-59))", the loser's count first, in nested brackets.
+    moves = load_data("othello.json")["many_passes_game"]["moves"]
+    code, output = run("play", "othello", "--moves", moves, "--iterations", "10")
+    assert code == 0, output
+    assert "Game over: White wins with a wipe-out, 59 to 0." in output
+    assert "Result: White wins (a wipe-out, 59 to 0) after " in output
 
 
 def test_play_human_wins_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:

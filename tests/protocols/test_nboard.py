@@ -153,7 +153,9 @@ def test_go_in_a_finished_game_says_so() -> None:
     record = load_record(f"othello\n{PASSES['moves']}\n")
     engine = NBoardEngine(thinker())
     talk(engine, f"set game {format_ggf(record.start, list(record.moves))}")  # type: ignore[arg-type]
-    assert talk(engine, "go") == ["status Error: the game is over (White won with wipe-out (0-59))"]
+    assert talk(engine, "go") == [
+        "status Error: the game is over (White won with a wipe-out, 59 to 0)"
+    ]
 
 
 # -- the client against scripted engines ------------------------------------------------
@@ -220,7 +222,7 @@ def test_set_up_positions_where_a_side_must_pass_or_the_game_is_over() -> None:
     assert GO_REPLY.match(talk(engine, "go")[-1]).group(1) == "PA"  # type: ignore[union-attr]
     # No disc to place for either side: over, scored by discs (a black wipe-out here).
     replies = talk(engine, "set game (;GM[Othello]TY[8]BO[8 ***" + "-" * 61 + " O];)", "go")
-    assert replies == ["status Error: the game is over (Black won with wipe-out (3-0))"]
+    assert replies == ["status Error: the game is over (Black won with a wipe-out, 3 to 0)"]
     bad_boards = {
         "BO[8 ---- *]": "is not an 8x8 board and a side to move",
         "BO[8 " + "x" * 64 + " *]": "square 1 is 'x', not -, * or O",

@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import load_data
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
     "--headless",
@@ -376,6 +378,10 @@ def test_the_page_names_sides_moves_and_scores_plainly(server: str, browser: Any
     moves = ["d3", "c3", "f5", "f4", "f3", "d2", "d1", "e3", "b3"]
     _open_game(page, server, game="othello", moves=moves)
     assert page.inner_text("#status") == "You win! (wipe-out, Black 13 – White 0)"
+    # The winner's discs come first, whichever side won.
+    white_wins = load_data("othello.json")["many_passes_game"]["moves"]
+    _open_game(page, server, game="othello", moves=[white_wins])
+    assert page.inner_text("#status") == "The AI wins (wipe-out, White 59 – Black 0)"
     page.close()
 
 

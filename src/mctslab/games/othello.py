@@ -318,13 +318,15 @@ class OthelloState(State):
         return 'column a-h then row 1-8 counted from the top, e.g. f5; "pass" when forced'
 
     def _end_reason(self, winner: int | None) -> str:
+        # Read after "wins with" or "won with": the winner's count first, no parentheses
+        # (the reason is often put in some).
         black, white = self.disc_counts()
-        score = f"{black}-{white}"
+        score = f"{max(black, white)} to {min(black, white)}"
         if winner is None:
-            return f"equal discs ({score})"
+            return f"equal discs, {score}"
         if min(black, white) == 0:
-            return f"wipe-out ({score})"
-        return f"more discs ({score})"
+            return f"a wipe-out, {score}"
+        return f"more discs, {score}"
 
     def __str__(self) -> str:
         black, white = self._board(0), self._board(1)
@@ -345,11 +347,11 @@ class OthelloState(State):
         outcome = self.outcome()
         if outcome is not None:
             verdict = (
-                "draw"
+                "a draw"
                 if outcome.winner is None
                 else f"{self.spec.player_names[outcome.winner]} wins"
             )
-            status = f"Game over: {verdict}, {outcome.reason}."
+            status = f"Game over: {verdict} with {outcome.reason}."
         else:
             player = self.current_player
             status = f"{_SYMBOLS[player]} {self.spec.player_names[player]} to move."

@@ -185,9 +185,9 @@ const REASONS = [
   [/^four in a row$/, () => ["reason_in_a_row", { n: 4 }]],
   [/^(\d+) in a row$/, (m) => ["reason_in_a_row", { n: m[1] }]],
   [/^board full$/, () => ["reason_full", {}]],
-  [/^more discs \((\d+)-(\d+)\)$/, (m) => ["reason_more", { score: discScore(m) }]],
-  [/^wipe-out \((\d+)-(\d+)\)$/, (m) => ["reason_wipe", { score: discScore(m) }]],
-  [/^equal discs \((\d+)-(\d+)\)$/, (m) => ["reason_equal", { score: discScore(m) }]],
+  [/^more discs, (\d+) to (\d+)$/, (m, w) => ["reason_more", { score: discScore(m, w) }]],
+  [/^a wipe-out, (\d+) to (\d+)$/, (m, w) => ["reason_wipe", { score: discScore(m, w) }]],
+  [/^equal discs, (\d+) to (\d+)$/, (m, w) => ["reason_equal", { score: discScore(m, w) }]],
   [/^(.*) said 1$/, (m) => ["reason_said", { name: playerName(m[1]) }]],
 ];
 
@@ -228,9 +228,10 @@ function playerName(name, gameName = game?.settings.game) {
   return t(key in STRINGS.en ? key : `player_${name}`);
 }
 
-// Othello's score "16-48" is the first player's discs, then the second's: say whose.
-function discScore([, a, b]) {
-  const [first, second] = game.players.map((name) => playerName(name));
+// Othello's score "48 to 16" is the winner's discs, then the loser's: say whose.
+function discScore([, a, b], winner) {
+  const names = game.players.map((name) => playerName(name));
+  const [first, second] = winner === 1 ? [names[1], names[0]] : names;
   return t("disc_score", { first, a, second, b });
 }
 
@@ -239,11 +240,11 @@ function moveLabel(move) {
   return game.settings.game === "connect4" ? t("column_move", { move }) : move;
 }
 
-function reasonText(reason) {
+function reasonText(reason, winner) {
   for (const [pattern, build] of REASONS) {
     const match = reason.match(pattern);
     if (match) {
-      const [key, vars] = build(match);
+      const [key, vars] = build(match, winner);
       return t(key, vars);
     }
   }
@@ -482,7 +483,7 @@ function renderStatus() {
   let text;
   let state;
   if (game.outcome) {
-    const reason = reasonText(game.outcome.reason);
+    const reason = reasonText(game.outcome.reason, game.outcome.winner);
     state = "over";
     status.className = "over";
     if (game.outcome.winner === null) text = t("draw", { reason });
