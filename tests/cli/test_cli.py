@@ -107,6 +107,8 @@ def test_more_workers_than_cpus_get_a_note(monkeypatch: pytest.MonkeyPatch) -> N
     assert code == 0 and "Note: 2 workers on 1 CPU: they share the CPUs" in output
     code, output = run("analyze", "tictactoe", "--workers", "2", "--engine", "python")
     assert code == 2 and "Note:" not in output  # refused workers need no note
+    # Both ways out are named (before: only "use --engine compiled").
+    assert "use --engine compiled or --workers 1." in " ".join(output.split())
     monkeypatch.setattr("mctslab.cli._options.os.cpu_count", lambda: 2)
     code, output = run("analyze", "tictactoe", "--workers", "2", "--iterations", "200")
     assert code == 0 and "Note:" not in output

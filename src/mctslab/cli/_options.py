@@ -224,6 +224,9 @@ def search_config(seed: int | None, c: float | None, **options: Any) -> SearchCo
 def mcts_player(
     engine: str, config: SearchConfig, search_budget: Budget, workers: int
 ) -> MCTSPlayer:
+    if engine == "python" and workers > 1:
+        # MCTSPlayer refuses it too, but can name only one of the two ways out.
+        fail("the python engine searches on one thread; use --engine compiled or --workers 1.")
     memory_mb = search_budget.memory_mb
     if memory_mb is not None and memory_mb < workers:
         fail(
