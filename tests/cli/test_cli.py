@@ -454,6 +454,18 @@ def test_othellos_result_reads_cleanly_with_the_winners_discs_first() -> None:
     assert "Result: White wins (a wipe-out, 59 to 0) after " in output
 
 
+def test_countdown_says_who_wins_and_what_was_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before, the help never said who wins, and "Last move: Player 1 2" repeated the board.
+    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    code, output = run(
+        "play", "countdown", "--start", "10", "--iterations", "100", "--engine", "python",
+        input="2\nquit\n",
+    )  # fmt: skip
+    assert code == 0, output
+    assert "whoever says 1 wins" in " ".join(output.split())
+    assert "Player 1 said 10, 9." in output and "Last move:" not in output
+
+
 def test_play_human_wins_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
     # Starting from a position where X wins at once, the person finishes it.

@@ -143,6 +143,10 @@ def _has_terminal() -> bool:
     return sys.stdin.isatty()
 
 
+#: Words with which a board names the last move itself: Othello's pass, having no square
+#: to bracket, and the numbers said in countdown.
+_LAST_MOVE_SHOWN = ("(last move: ", " said ")
+
 #: What a proven root value means for the player to move.
 _PROOFS = {1.0: "a proven win", 0.5: "a proven draw", 0.0: "proven: every move loses"}
 
@@ -261,8 +265,7 @@ class _Game:
         board = str(self.state)
         opt.console.print()
         opt.console.print(board)
-        # Othello's board names a pass itself, having no square to bracket.
-        if self.moves and "last move" not in board:
+        if self.moves and not any(words in board for words in _LAST_MOVE_SHOWN):
             before = _records.replay(self.initial, self.moves[:-1])
             mover = self.state.spec.player_names[before.current_player]
             opt.console.print(f"Last move: {mover} {before.move_to_str(self.moves[-1])}")

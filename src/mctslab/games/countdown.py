@@ -143,7 +143,9 @@ class CountdownState(State):
         return str(move + 1)
 
     def notation_help(self) -> str:
-        return "how many numbers to say: 1, 2 or 3 (never counting below 1)"
+        # Shown in brackets (play's help, a bad move's error), so none of its own; the goal is here
+        # because the move prompt is all a person new to the game reads.
+        return "how many numbers to say, 1, 2 or 3, never counting below 1; whoever says 1 wins"
 
     def _end_reason(self, winner: int | None) -> str:
         return "said 1" if winner is None else f"{self.spec.player_names[winner]} said 1"
