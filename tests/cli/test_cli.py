@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -99,6 +100,30 @@ def test_analyze_shows_the_start_of_a_long_principal_variation() -> None:
     code, output = run(*args)
     shown = " ".join(pv[:20]) + f" … ({len(pv) - 20} more)"
     assert code == 0 and f"principal variation: {shown}" in " ".join(output.split())
+
+
+def test_ctrl_c_during_the_first_compile_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    # numba answers an interrupted compile with a RuntimeError of its own ("no compiled
+    # object yet"); before, a 74-frame traceback. Any other compile error still propagates.
+    from mctslab import fast
+
+    def interrupted_compile() -> None:
+        with contextlib.suppress(KeyboardInterrupt):  # numba swallows it, then fails
+            os.kill(os.getpid(), signal.SIGINT)
+        raise RuntimeError("no compiled object yet for <Library '_unlink'>")
+
+    monkeypatch.setattr(fast, "is_warm", lambda: False)
+    monkeypatch.setattr(fast, "warm_up", interrupted_compile)
+    result = runner.invoke(app, ["analyze", "tictactoe", "--iterations", "10"])
+    assert result.exit_code == 130 and result.output.splitlines()[-1] == "Interrupted."
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+    def broken_compile() -> None:
+        raise RuntimeError("a real compile error")
+
+    monkeypatch.setattr(fast, "warm_up", broken_compile)
+    result = runner.invoke(app, ["analyze", "tictactoe", "--iterations", "10"])
+    assert isinstance(result.exception, RuntimeError)
 
 
 def test_more_workers_than_cpus_get_a_note(monkeypatch: pytest.MonkeyPatch) -> None:

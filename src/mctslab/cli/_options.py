@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from mctslab._interrupt import noticing_ctrl_c
 from mctslab._validation import physical_mib
 from mctslab.core.config import MAX_SEED, Budget, SearchConfig
 from mctslab.games import State, available_games, make
@@ -257,5 +258,14 @@ def compile_engine() -> None:
     message = "Compiling the search engine (first run only, cached after)..."
     if not error_console.is_terminal:
         error_console.print(message)
-    with error_console.status(message):
-        fast.warm_up()
+    with noticing_ctrl_c() as interrupted:
+        try:
+            with error_console.status(message):
+                fast.warm_up()
+        except (KeyboardInterrupt, RuntimeError):
+            # numba may turn the interruption into a RuntimeError of its own ("no compiled
+            # object yet"), deep in a traceback that says nothing to the user.
+            if not interrupted():
+                raise
+            error_console.print("Interrupted.")
+            raise typer.Exit(130) from None
