@@ -187,6 +187,10 @@ def test_protocol_commands_check_their_options() -> None:
     assert code == 2 and "GTP is offered for the board games" in output
     code, output = run("brain", "--engine", "gpu")
     assert code == 2 and "choose compiled or python; got 'gpu'" in output
+    # The library's message, in the library's terms (before: "use --engine compiled").
+    code, output = run("gtp", "tictactoe", "--engine", "python", "--workers", "2")
+    message = "searches on one thread; use the compiled engine or one worker"
+    assert code == 2 and message in " ".join(output.split())
 
 
 def test_a_protocol_engine_starts_its_workers_before_the_first_command() -> None:

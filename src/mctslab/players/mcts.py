@@ -24,7 +24,9 @@ def new_engine(
     config = config or SearchConfig()
     if engine == "python":
         if workers != 1:
-            raise ValueError("The python engine searches on one thread; use --engine compiled.")
+            raise ValueError(
+                "The python engine searches on one thread; use the compiled engine or one worker."
+            )
         from mctslab.core.search import MCTS
 
         return MCTS(config)
