@@ -354,6 +354,7 @@ def test_a_player_in_a_lost_position_blocks_what_would_end_it_at_once(seed: int)
     assert result.stopped_by == "proven" and result.value == 0.0  # the proof is kept
     assert {m.proven for m in result.moves} == {"loss"}
     assert result.best_notation == "f2" and result.pv_notation[0] == "f2"
+    assert result.simulations == 20_000  # the two searches share the budget
     assert player.choose(state) == state.parse_move("f2")
     player.close()
 

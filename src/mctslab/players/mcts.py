@@ -74,14 +74,16 @@ class MCTSPlayer:
         """Search ``state`` and keep the result as ``last_result``.
 
         In a proven loss the result keeps the proof (value 0, every move
-        "loss") with the move and line of a search without the solver.
+        "loss") with the move and line of a search without the solver, which
+        has what the budget leaves (both searches together keep to it).
         """
         result = self.engine.search(state, self.budget, progress=progress, stop=stop)
-        if _proven_lost(result) and not (stop is not None and stop.is_set()):
+        rest = _rest_of(self.budget, result)
+        if _proven_lost(result) and rest is not None and not (stop is not None and stop.is_set()):
             if self._resister is None:
                 config = replace(self._config, solver=False, reuse_tree=False)
                 self._resister = new_engine(self._engine_name, config, workers=self._workers)
-            resisting = self._resister.search(state, self.budget, stop=stop)
+            resisting = self._resister.search(state, rest, stop=stop)
             result = replace(
                 result,
                 best_move=resisting.best_move,
@@ -113,6 +115,22 @@ class MCTSPlayer:
             close = getattr(engine, "close", None)
             if close is not None:
                 close()
+
+
+#: The least time worth a second search (below it, the first search's move is played).
+_LEAST_SECONDS = 0.01
+
+
+def _rest_of(budget: Budget, spent: SearchResult) -> Budget | None:
+    """What ``budget`` leaves after the search ``spent`` (None when too little is left)."""
+    budget = budget.effective()
+    seconds = None if budget.seconds is None else budget.seconds - spent.seconds
+    iterations = None if budget.iterations is None else budget.iterations - spent.simulations
+    if (seconds is not None and seconds < _LEAST_SECONDS) or (
+        iterations is not None and iterations < 1
+    ):
+        return None
+    return replace(budget, seconds=seconds, iterations=iterations)
 
 
 def _proven_lost(result: SearchResult) -> bool:
