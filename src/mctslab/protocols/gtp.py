@@ -270,6 +270,7 @@ class GTPEngine:
     def _clear_board(self, _: list[str]) -> str:
         self._state = self._start.clone()
         self._turns = []
+        self._left = {}  # a new game starts on the time_settings' full clock
         self.thinker.reset()
         return ""
 
@@ -397,6 +398,9 @@ class GTPEngine:
         main, byo_time, byo_stones = self._clock or (0.0, 0.0, 0)
         left, stones = self._left.get(player, (main, 0))
         left -= seconds
+        if self._clock is None:  # time_left alone: no periods known, only the time left
+            self._left[player] = (max(0.0, left), stones)
+            return
         if stones > 0:  # a byo-yomi period: one stone fewer, a new period once it is played
             stones -= 1
             if stones == 0:

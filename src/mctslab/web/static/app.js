@@ -799,7 +799,7 @@ function renderAnalysis() {
     });
     $("#best-move").textContent = result.best_move;
     $("#pv").textContent = result.pv.join(" ");
-    if (result.simulations === 0) {
+    if (result.stopped_by === "proven" && result.simulations === 0) {
       // the tree kept from earlier searches already knew the outcome: there is no speed to give
       $("#sims").textContent = t("proven");
       $("#speed").textContent = "–";
