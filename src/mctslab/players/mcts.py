@@ -60,7 +60,7 @@ class MCTSPlayer:
         self.name = f"mcts-{self.engine.name}"
         self.last_result: SearchResult | None = None
         self._config = config or SearchConfig()
-        self._engine_name, self._workers = engine, workers
+        self._engine_name = engine
         #: The search without the solver for lost positions, made when first needed.
         self._resister: Engine | None = None
 
@@ -81,18 +81,12 @@ class MCTSPlayer:
         rest = _rest_of(self.budget, result)
         if _proven_lost(result) and rest is not None and not (stop is not None and stop.is_set()):
             if self._resister is None:
+                # One process: a second pool of workers would start (seconds) inside a move.
                 config = replace(self._config, solver=False, reuse_tree=False)
-                self._resister = new_engine(self._engine_name, config, workers=self._workers)
-            resisting = self._resister.search(state, rest, stop=stop)
-            result = replace(
-                result,
-                best_move=resisting.best_move,
-                best_notation=resisting.best_notation,
-                pv=resisting.pv,
-                pv_notation=resisting.pv_notation,
-                simulations=result.simulations + resisting.simulations,
-                seconds=result.seconds + resisting.seconds,
-            )
+                self._resister = new_engine(self._engine_name, config)
+            proof = result
+            shown = None if progress is None else lambda interim: progress(_merged(proof, interim))
+            result = _merged(proof, self._resister.search(state, rest, progress=shown, stop=stop))
         self.last_result = result
         return result
 
@@ -131,6 +125,20 @@ def _rest_of(budget: Budget, spent: SearchResult) -> Budget | None:
     ):
         return None
     return replace(budget, seconds=seconds, iterations=iterations)
+
+
+def _merged(proof: SearchResult, resisting: SearchResult) -> SearchResult:
+    """The proof's statistics (value 0, every move lost) with the other search's move and line,
+    and the work of both."""
+    return replace(
+        proof,
+        best_move=resisting.best_move,
+        best_notation=resisting.best_notation,
+        pv=resisting.pv,
+        pv_notation=resisting.pv_notation,
+        simulations=proof.simulations + resisting.simulations,
+        seconds=proof.seconds + resisting.seconds,
+    )
 
 
 def _proven_lost(result: SearchResult) -> bool:
