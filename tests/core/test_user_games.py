@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
+import numpy as np
 import pytest
 
 from mctslab.core import MCTS, Budget, SearchConfig, count_nodes
@@ -146,3 +147,18 @@ def test_the_conformance_check_names_a_plain_python_game_s_fault(
 ) -> None:
     with pytest.raises(ConformanceError, match=message):
         check_game(lambda: game([2, 3]))
+
+
+def test_a_numpy_player_index_is_a_player_index_to_the_check_and_the_search() -> None:
+    # The two used to disagree: the search took np.int64, check_game called it out of range.
+    class NumpyPlayer(Nim):
+        def apply(self, move: int) -> None:
+            super().apply(move)
+            self.current_player = np.int64(self.current_player)  # type: ignore[assignment]
+
+        def clone(self) -> NumpyPlayer:
+            return NumpyPlayer(list(self.heaps), self.current_player)
+
+    check_game(lambda: NumpyPlayer([1, 2, 3]))
+    result = MCTS(SearchConfig(seed=1)).search(NumpyPlayer([1, 2, 4]), Budget(iterations=3000))
+    assert result.best_move in winning_moves(Nim([1, 2, 4]))

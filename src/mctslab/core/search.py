@@ -23,7 +23,7 @@ from mctslab.core.policies import TREE_POLICIES, Simulation, backpropagate, defa
 from mctslab.core.protocol import GameSpecLike, GameState
 from mctslab.core.result import MoveStats, SearchResult
 from mctslab.core.tree_view import TreeView, build_tree_view, no_tree
-from mctslab.games._base import IllegalMoveError, check_return_range, legal_summary
+from mctslab.games._base import IllegalMoveError, check_return_range, is_player, legal_summary
 
 _DEFAULT_CONFIG = SearchConfig()
 
@@ -68,7 +68,7 @@ def check_search_protocol(state: GameState) -> None:
     if state.is_terminal():
         return
     player = state.current_player
-    if isinstance(player, bool) or not isinstance(player, Integral) or not 0 <= player < players:
+    if not is_player(player, int(players)):
         raise ValueError(
             f"The current_player of {spec.name!r} must be an int in [0, {players}) (a property "
             f"or an attribute, not a method); got {player!r}."

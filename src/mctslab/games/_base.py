@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any, ClassVar, NamedTuple, Self
 
 import numpy as np
@@ -98,6 +99,12 @@ class GameSpec:
                 f"str, one per player. Got {names!r} instead."
             )
         check_int(self.return_steps, "return_steps", owner, low=1)
+
+
+def is_player(value: object, players: int) -> bool:
+    """Whether ``value`` is a player index of a game of ``players`` (an int, numpy's too, not a
+    bool) - what ``current_player`` must be."""
+    return not isinstance(value, bool) and isinstance(value, Integral) and 0 <= int(value) < players
 
 
 def check_return_range(spec: Any) -> None:

@@ -8,7 +8,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from mctslab.games._base import STEP_TOLERANCE, IllegalMoveError, State
+from mctslab.games._base import STEP_TOLERANCE, IllegalMoveError, State, is_player
 
 if TYPE_CHECKING:  # the protocol lives with the generic engine, which imports games
     from mctslab.core.protocol import GameState
@@ -72,11 +72,7 @@ def _check_position(state: GameState, rng: random.Random) -> None:
     if len(set(moves)) != len(moves):
         raise ConformanceError(f"{spec.name}: a move is listed twice in {moves}\n{state}")
     player = state.current_player
-    if (
-        isinstance(player, bool)
-        or not isinstance(player, int)
-        or not 0 <= player < spec.num_players
-    ):
+    if not is_player(player, spec.num_players):
         raise ConformanceError(f"{spec.name}: current player {player!r} out of range")
     clone = state.clone()
     if clone is state:
