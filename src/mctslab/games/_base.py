@@ -16,7 +16,7 @@ from typing import Any, ClassVar, NamedTuple, Self
 import numpy as np
 
 from mctslab._jit import new_rng
-from mctslab._validation import check_float, check_instance, check_int
+from mctslab._validation import check_instance, check_int
 
 
 class IllegalMoveError(ValueError):
@@ -84,9 +84,7 @@ class GameSpec:
         check_int(self.num_players, "num_players", owner, low=1)
         check_int(self.num_actions, "num_actions", owner, low=1)
         check_int(self.max_game_length, "max_game_length", owner, low=1)
-        check_float(self.min_return, "min_return", owner)
-        check_float(self.max_return, "max_return", owner)
-        check_return_range(self)
+        check_return_range(self)  # names both ends, whether one is no number or not finite
         check_instance(self.zero_sum, "zero_sum", owner, bool, "a bool")
         names = self.player_names
         if not (
