@@ -102,7 +102,10 @@ def test_new_search_options_need_no_parser_change(monkeypatch: pytest.MonkeyPatc
         ("engine:seconds=2", "what the engine is told before it, e.g. engine:seconds=2,gomocup"),
         ("engine:seconds=1,seconds=2,gtp=x", "gives 'seconds' twice"),
         ("engine:depth=3,gtp=x", "unknown option 'depth'; the gtp engine takes seconds."),
-        ("engine:seconds=0.5,gtp=x", "The 'seconds' option of the gtp engine must be an int"),
+        (
+            "engine:seconds=0.5,gtp=x",  # named by its spec, as range errors are
+            "Player spec 'engine:seconds=0.5,gtp=x': The 'seconds' option of the gtp engine",
+        ),
         ("engine:seconds=0,gtp=x", "The 'seconds' parameter of the gtp engine must be an int >= 1"),
         ("engine:seconds=0,gomocup=x", "of the gomocup engine must be a float >= 0.001"),
         ("engine:memory_mb=0,gomocup=x", "of the gomocup engine must be an int >= 1"),

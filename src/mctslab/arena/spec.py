@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
@@ -358,20 +359,11 @@ def _engine_spec(text: str, rest: str) -> PlayerSpec:
 
 def _checked_engine(protocol: str, command: str, raw: dict[str, str], text: str) -> PlayerSpec:
     """The spec of an external engine with the raw options it is told converted and validated."""
-    accepted = _ENGINE_OPTIONS[protocol]
     owner = f"the {protocol} engine"
-    values: dict[str, Any] = {"command": command, "protocol": protocol}
-    for key, value in raw.items():
-        if key not in accepted:
-            raise ValueError(
-                f"Player spec {text!r}: unknown option {key!r}; {owner} takes "
-                f"{', '.join(accepted)}."
-            )
-        values[key] = convert(value, accepted[key], key, owner)
-    try:
-        _validate_engine(protocol, values)
-    except ValueError as error:
-        raise ValueError(f"Player spec {text!r}: {error}") from None
+    values = _converted(
+        raw, _ENGINE_OPTIONS[protocol], owner, owner, text, lambda v: _validate_engine(protocol, v)
+    )
+    values.update(command=command, protocol=protocol)
     return PlayerSpec("engine", tuple(sorted(values.items())))
 
 
@@ -406,21 +398,34 @@ def _accepted(kind: str) -> dict[str, Any]:
 
 def _checked(kind: str, raw: dict[str, str], text: str) -> PlayerSpec:
     """The spec of ``kind`` with the raw ``key -> text`` options converted and validated."""
-    accepted = _accepted(kind)
-    owner = f"the {kind} player"
-    values: dict[str, Any] = {}
-    for key, value in raw.items():
+    values = _converted(
+        raw, _accepted(kind), f"the {kind} player", kind, text, lambda v: _validate(kind, v)
+    )
+    return PlayerSpec(kind, tuple(sorted(values.items())))
+
+
+def _converted(
+    raw: dict[str, str],
+    accepted: dict[str, Any],
+    owner: str,
+    taker: str,
+    text: str,
+    validate: Callable[[dict[str, Any]], None],
+) -> dict[str, Any]:
+    """``raw``'s options converted by their types in ``accepted`` and checked by ``validate``;
+    every error names the spec ``text``."""
+    for key in raw:
         if key not in accepted:
             listed = ", ".join(accepted) if accepted else "none"
             raise ValueError(
-                f"Player spec {text!r}: unknown option {key!r}; {kind} takes {listed}."
+                f"Player spec {text!r}: unknown option {key!r}; {taker} takes {listed}."
             )
-        values[key] = convert(value, accepted[key], key, owner)
     try:
-        _validate(kind, values)
+        values = {key: convert(value, accepted[key], key, owner) for key, value in raw.items()}
+        validate(values)
     except (ValueError, TypeError) as error:
         raise ValueError(f"Player spec {text!r}: {error}") from None
-    return PlayerSpec(kind, tuple(sorted(values.items())))
+    return values
 
 
 def _validate(kind: str, values: dict[str, Any]) -> None:
