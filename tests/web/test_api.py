@@ -373,6 +373,20 @@ def test_simultaneous_moves_on_one_game_are_played_once(client: TestClient) -> N
     assert client.get(f"/api/games/{game['id']}").json()["moves"] == ["b2"]
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"engine": "gpu"}, "The 'engine' parameter of create_app must be one of"),
+        ({"searches": 0}, "The 'searches' parameter of create_app must be an int >= 1. Got 0"),
+        ({"max_games": 0}, "The 'max_games' parameter of create_app must be an int >= 1"),
+    ],
+)
+def test_the_app_checks_its_settings(kwargs: dict[str, Any], message: str) -> None:
+    # searches=0 used to fail in ThreadPoolExecutor: "max_workers must be greater than 0".
+    with pytest.raises(ValueError, match=re.escape(message)):
+        create_app(**kwargs)
+
+
 def test_least_recently_used_games_are_closed_beyond_the_limit() -> None:
     with TestClient(create_app("python", max_games=2)) as client:
         games = [new_game(client, game="tictactoe") for _ in range(3)]

@@ -233,7 +233,9 @@ def _rewrite_header(path: Path, file: IO[str], header: dict[str, Any]) -> IO[str
         out.write(data[data.find(b"\n") + 1 :])
         out.flush()
         os.fsync(out.fileno())
-    os.replace(staged, path)
+    if fcntl is None:  # Windows replaces no file that is open, and has no lock to keep
+        file.close()
+    os.replace(staged, path)  # elsewhere the lock holds the old file until the new one is open
     file.close()
     reopened = path.open("a", encoding="utf-8")
     try:

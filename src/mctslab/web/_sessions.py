@@ -26,6 +26,10 @@ from mctslab.players.mcts import MCTSPlayer
 from mctslab.records import dump_record, player_tags, result_tag
 from mctslab.web._boards import board_view, two_player_games
 
+#: The games kept at once, and the searches run at once (the others wait for a thread).
+MAX_GAMES = 32
+SEARCHES = 4
+
 SearchKind = Literal["ai", "hint"]
 Message = dict[str, Any]
 
@@ -382,7 +386,9 @@ class SessionStore:
     used least recently and is not searching, so memory stays bounded.
     """
 
-    def __init__(self, engine: str, *, max_games: int = 32, search_threads: int = 4) -> None:
+    def __init__(
+        self, engine: str, *, max_games: int = MAX_GAMES, search_threads: int = SEARCHES
+    ) -> None:
         self.engine = engine
         self.max_games = max_games
         self._games: dict[str, GameSession] = {}

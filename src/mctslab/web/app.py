@@ -21,13 +21,21 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.exceptions import HTTPException
 
+from mctslab._validation import check_int
 from mctslab.core.config import Budget
 from mctslab.core.tree_view import TreeView
 from mctslab.games import State, available_games, make
 from mctslab.players.mcts import ENGINES
 from mctslab.records import load_record, parse_moves
 from mctslab.web._boards import catalog, two_player_games
-from mctslab.web._sessions import ApiError, GameSession, Message, SessionStore
+from mctslab.web._sessions import (
+    MAX_GAMES,
+    SEARCHES,
+    ApiError,
+    GameSession,
+    Message,
+    SessionStore,
+)
 
 STATIC = Path(__file__).parent / "static"
 #: The longest think and the most simulations one request may ask for (a guard for the server).
@@ -87,7 +95,9 @@ class Move(BaseModel):
     move: StrictInt | StrictStr
 
 
-def create_app(engine: str = "compiled", *, max_games: int = 32, searches: int = 4) -> FastAPI:
+def create_app(
+    engine: str = "compiled", *, max_games: int = MAX_GAMES, searches: int = SEARCHES
+) -> FastAPI:
     """The app; ``engine`` searches every game ("compiled" or "python").
 
     At most ``max_games`` games are kept and ``searches`` searches run at once (the
@@ -98,6 +108,8 @@ def create_app(engine: str = "compiled", *, max_games: int = 32, searches: int =
             f"The 'engine' parameter of create_app must be one of {', '.join(ENGINES)}. "
             f"Got {engine!r} instead."
         )
+    check_int(max_games, "max_games", "create_app", low=1)
+    check_int(searches, "searches", "create_app", low=1)
     store = SessionStore(engine, max_games=max_games, search_threads=searches)
 
     @asynccontextmanager
