@@ -629,17 +629,22 @@ def test_another_error_of_a_player_still_stops_the_game() -> None:
         play_game(task, build=_with_faulty_a(_Faulty(ZeroDivisionError("a bug"))))
 
 
+def _games_against_random(player: str, games: int, tmp_path: Path) -> list[dict[str, Any]]:
+    """The recorded games of ``player`` (as A) against random at tic-tac-toe."""
+    out = tmp_path / "games.jsonl"
+    code, output = arena(
+        "arena", "tictactoe", "--player", player, "--player", "random",
+        "--games", str(games), "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, output
+    return read(out)[1]
+
+
 def test_a_resigning_gtp_engine_loses_each_game_and_the_run_goes_on(tmp_path: Path) -> None:
     engine = shlex.join(
         scripted(("(\\d+) genmove", [r"=\1 resign", ""]), ("(\\d+) .*", [r"=\1", ""]))
     )
-    out = tmp_path / "resign.jsonl"
-    code, output = arena(
-        "arena", "tictactoe", "--player", f"engine:gtp={engine}", "--player", "random",
-        "--games", "2", "--out", str(out),
-    )  # fmt: skip
-    assert code == 0, output
-    _, games = read(out)
+    games = _games_against_random(f"engine:gtp={engine}", 2, tmp_path)
     assert [g["reason"] for g in games] == ["A resigned", "A resigned"]
     assert [g["score"] for g in games] == [0.0, 0.0]
 
@@ -654,13 +659,7 @@ def test_a_gtp_engine_is_told_its_time_and_loses_the_game_past_it(tmp_path: Path
             ("(\\d+) .*", [r"=\1", ""]),
         )
     )
-    out = tmp_path / "time.jsonl"
-    code, output = arena(
-        "arena", "tictactoe", "--player", f"engine:seconds=1,gtp={engine}", "--player", "random",
-        "--games", "1", "--out", str(out),
-    )  # fmt: skip
-    assert code == 0, output
-    _, games = read(out)
+    games = _games_against_random(f"engine:seconds=1,gtp={engine}", 1, tmp_path)
     assert games[0]["players"][0]["spec"] == f"engine:seconds=1,gtp={engine}"
     assert games[0]["reason"].startswith("A lost on time: The GTP engine")
     assert "within 3.0 s" in games[0]["reason"] and games[0]["score"] == 0.0

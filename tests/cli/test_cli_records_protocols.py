@@ -38,33 +38,34 @@ def test_play_saves_a_record_that_loads_back(tmp_path: Path) -> None:
     assert "Result: draw" in output
 
 
-def test_play_continues_a_loaded_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _play_loaded(
+    record: str, keys: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[str, Path]:
+    """``play --load`` of ``record`` at a terminal, typing ``keys``; the output and the save."""
     monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
-    loaded = tmp_path / "start.txt"
-    loaded.write_text('tictactoe\n[Event "test"]\na1 a2 b2 b3\n')
-    saved = tmp_path / "end.txt"
+    loaded, saved = tmp_path / "start.txt", tmp_path / "end.txt"
+    loaded.write_text(record)
     code, output = run(
         "play", "--load", str(loaded), "--iterations", "50", "--engine", "python",
-        "--save", str(saved), input="c3\n",
+        "--save", str(saved), input=keys,
     )  # fmt: skip
     assert code == 0, output
+    return output, saved
+
+
+def test_play_continues_a_loaded_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    record = 'tictactoe\n[Event "test"]\na1 a2 b2 b3\n'
+    output, saved = _play_loaded(record, "c3\n", tmp_path, monkeypatch)
     assert "X (you) wins (three in a row)" in output
-    record = load_record(saved.read_text())
-    assert record.notation() == ["a1", "a2", "b2", "b3", "c3"]
-    assert record.tags["X"] == "you" and record.tags["Result"] == "1-0"
+    record_saved = load_record(saved.read_text())
+    assert record_saved.notation() == ["a1", "a2", "b2", "b3", "c3"]
+    assert record_saved.tags["X"] == "you" and record_saved.tags["Result"] == "1-0"
 
 
 def test_undo_takes_back_loaded_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Before: "There is no move of yours to take back." for any move of the record.
-    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
-    loaded = tmp_path / "start.txt"
-    loaded.write_text("tictactoe\na1 a2 b2 b3\n")
-    saved = tmp_path / "end.txt"
-    code, output = run(
-        "play", "--load", str(loaded), "--iterations", "50", "--engine", "python",
-        "--save", str(saved), input="undo\nundo\nquit\n",
-    )  # fmt: skip
-    assert code == 0, output
+    record = "tictactoe\na1 a2 b2 b3\n"
+    output, saved = _play_loaded(record, "undo\nundo\nquit\n", tmp_path, monkeypatch)
     assert "no move of yours" not in output
     assert load_record(saved.read_text()).notation() == []  # X's b2 and a1 taken back
 

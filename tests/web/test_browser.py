@@ -127,6 +127,15 @@ def _open_game(page: Any, server: str, **body: Any) -> dict[str, Any]:
     return game
 
 
+def _page_on_game(browser: Any, server: str, **body: Any) -> Any:
+    """A new tab showing a game made through the API, once it is the person's turn."""
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(server)
+    _open_game(page, server, **body)
+    page.wait_for_selector("#status[data-state=your-turn]")
+    return page
+
+
 def _play_to_the_end(page: Any) -> int:
     """Click the first free cell on each turn until the game ends; the number of moves."""
     for _ in range(9):
@@ -286,10 +295,7 @@ def test_a_tab_whose_game_is_gone_says_so_in_its_new_game(server: str, browser: 
 
 
 def test_othello_marks_the_legal_moves_and_says_when_to_pass(server: str, browser: Any) -> None:
-    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
-    page.goto(server)
-    _open_game(page, server, game="othello", simulations=50)
-    page.wait_for_selector("#status[data-state=your-turn]")
+    page = _page_on_game(browser, server, game="othello", simulations=50)
     # No hover on a touch screen: Black's four opening moves are marked.
     assert page.locator("#board .legal").count() == 4
     # Here Black has no legal move and White has.
@@ -386,10 +392,7 @@ def test_the_page_names_sides_moves_and_scores_plainly(server: str, browser: Any
 
 
 def test_a_second_quick_click_is_ignored(server: str, browser: Any) -> None:
-    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
-    page.goto(server)
-    _open_game(page, server, game="tictactoe", simulations=50)
-    page.wait_for_selector("#status[data-state=your-turn]")
+    page = _page_on_game(browser, server, game="tictactoe", simulations=50)
     # Two clicks on two cells before the first move is answered.
     page.evaluate(
         """() => {
