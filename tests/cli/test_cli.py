@@ -384,6 +384,49 @@ def test_play_without_a_terminal_lets_the_ai_play_both_sides() -> None:
     assert "No terminal to read moves from" in output and "Result:" in output
 
 
+def test_save_and_resign_at_the_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before: both were "not a move in tictactoe notation"; a game was saved only at its end.
+    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("")
+    keys = [
+        "a1",
+        "save",  # to --save's file
+        f"save {tmp_path / 'later' / 'mid.txt'}",
+        f"save {tmp_path / 'afile' / 'x.txt'}",  # refused, and the game goes on
+        "resign",
+    ]
+    code, output = run(
+        "play", "tictactoe", "--iterations", "300", "--engine", "python", "--seed", "1",
+        "--save", str(tmp_path / "end.txt"), input="\n".join(keys) + "\n",
+    )  # fmt: skip
+    assert code == 0, output
+    text = " ".join(output.split())
+    assert "save [FILE] (the game so far), resign, quit" in text
+    assert f"cannot write the game record {tmp_path / 'afile' / 'x.txt'}: " in text
+    assert "You resign." in text and "Game stopped." not in text
+    assert "O (the AI) wins (X resigned) after 2 moves." in text
+    # "save" with no file wrote to --save's file mid-game; the end wrote it again.
+    assert load_record((tmp_path / "later" / "mid.txt").read_text()).notation()[0] == "a1"
+    end = load_record((tmp_path / "end.txt").read_text())
+    assert len(end.notation()) == 2 and end.tags["Result"] == "0-1"
+    assert not (tmp_path / "mctslab-tictactoe.txt").exists()
+
+
+def test_save_at_the_prompt_without_save_names_a_file_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    monkeypatch.chdir(tmp_path)
+    code, output = run(
+        "play", "tictactoe", "--iterations", "300", "--engine", "python", "--seed", "1",
+        input="b2\nsave\nquit\n",
+    )  # fmt: skip
+    assert code == 0, output
+    assert "Game record saved to mctslab-tictactoe.txt." in output
+    assert load_record((tmp_path / "mctslab-tictactoe.txt").read_text()).notation()[0] == "b2"
+
+
 def test_play_human_session(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
     script = "\n".join(

@@ -72,17 +72,28 @@ def check_writable(path: Path) -> None:
         if not existed:
             path.unlink()
     except OSError as error:
-        opt.fail(f"cannot write the game record {path}: {_why(path, error)}.")
+        opt.fail(cannot_write(path, error))
+
+
+def save(path: Path, start: State, moves: Sequence[int], tags: Mapping[str, str]) -> None:
+    """Write the game to ``path``, making its folder if need be (as the arena does); OSError
+    if it cannot be written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dump_record(start, moves, tags=tags), encoding="utf-8")
 
 
 def write(path: Path, start: State, moves: Sequence[int], tags: Mapping[str, str]) -> None:
-    """Save the game to ``path``, making its folder if need be (as the arena does)."""
+    """Save the game to ``path`` and say so; a path that cannot be written ends the command."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(dump_record(start, moves, tags=tags), encoding="utf-8")
+        save(path, start, moves, tags)
     except OSError as error:
-        opt.fail(f"cannot write the game record {path}: {_why(path, error)}.")
+        opt.fail(cannot_write(path, error))
     opt.console.print(f"Game record saved to {path}.")
+
+
+def cannot_write(path: Path, error: OSError) -> str:
+    """The message for a record ``path`` that could not be written."""
+    return f"cannot write the game record {path}: {_why(path, error)}."
 
 
 def _why(path: Path, error: OSError) -> str:

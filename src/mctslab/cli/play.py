@@ -29,7 +29,8 @@ DEFAULT_BUDGET = Budget(seconds=1.0)
 
 HELP = (
     "Type a move ({notation}), or a command: "
-    "undo (take back your last move), hint (ask the AI), moves (list legal moves), quit."
+    "undo (take back your last move), hint (ask the AI), moves (list legal moves), "
+    "save [FILE] (the game so far), resign, quit."
 )
 
 
@@ -111,7 +112,7 @@ def play(
             workers,
         )
         players.callback(ai.close)
-        session = _Game(state, ai, human, other, initial, prefix)
+        session = _Game(state, ai, human, other, initial, prefix, save)
         try:
             with noticing_ctrl_c() as interrupted:
                 session.run(interrupted)
@@ -175,10 +176,13 @@ class _Game:
         opponent: Player | None,
         initial: State,
         moves: list[int],
+        save_path: Path | None = None,
     ) -> None:
         #: The game's first position, and every move since (those loaded or given too):
         #: ``state`` is where they lead.
         self.initial, self.moves = initial, list(moves)
+        #: Where --save writes the game at its end (and the in-game save by default).
+        self.save_path = save_path
         self.state = state
         self.ai = ai
         self.human = human
@@ -217,7 +221,8 @@ class _Game:
             if self._asks_person(self.state):
                 move = self._ask()
                 if move is None:
-                    opt.console.print("Game stopped.")
+                    if self.resigned is None:
+                        opt.console.print("Game stopped.")
                     break
             elif self.state.current_player == self.human:
                 # A forced pass: asking would only make the person guess "pass".
@@ -314,8 +319,13 @@ class _Game:
             except EOFError:
                 opt.console.print()
                 return None
-            command = text.lower()
+            command, _, argument = text.partition(" ")
+            command = command.lower()
             if command in {"quit", "exit", "q"}:
+                return None
+            if command == "resign":
+                opt.console.print("You resign.")
+                self.resigned = self.state.current_player
                 return None
             if command in {"help", "?", ""}:
                 opt.console.print(HELP.format(notation=self.state.notation_help()))
@@ -328,6 +338,8 @@ class _Game:
                 opt.console.print(f"The AI suggests {best}.")
             elif command == "undo":
                 self._undo()
+            elif command == "save":
+                self._save(Path(argument.strip()) if argument.strip() else None)
             else:
                 try:
                     return self.state.parse_move(text)
@@ -351,6 +363,16 @@ class _Game:
         self.ai.reset()
         self._restart_opponent()
         self._show()
+
+    def _save(self, path: Path | None) -> None:
+        """The game so far to ``path``: by default --save's, else mctslab-GAME.txt here."""
+        path = path or self.save_path or Path(f"mctslab-{self.state.spec.name}.txt")
+        try:
+            _records.save(path, self.initial, self.moves, self.tags())
+        except OSError as error:  # the game goes on; the person may name another file
+            opt.console.print(Text(_records.cannot_write(path, error), style="red"))
+            return
+        opt.console.print(f"Game record saved to {path}.")
 
     def _asks_person(self, state: State) -> bool:
         """Whether the person is asked for a move in ``state`` (a forced pass is played)."""
