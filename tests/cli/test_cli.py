@@ -513,6 +513,17 @@ def test_a_forced_pass_is_played_for_the_person_and_said_once(
     assert "f1 a2 pass " in " ".join(output.split("Moves: ")[1].split())
 
 
+def test_the_ais_forced_pass_is_played_without_a_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before: "AI (White) plays pass" after a whole search of the one possible move.
+    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    code, output = run(
+        "play", "othello", "--moves", OTHELLO_WHITE_MUST_PASS, "--iterations", "200",
+        "--engine", "python", "--seed", "1", input="quit\n",
+    )  # fmt: skip
+    assert code == 0, output
+    assert "White has no legal move and passes." in output and "plays pass" not in output
+
+
 def test_othellos_result_reads_cleanly_with_the_winners_discs_first() -> None:
     # Before: "White wins (wipe-out (0-59))", the loser's count first, in nested brackets.
     moves = load_data("othello.json")["many_passes_game"]["moves"]

@@ -224,11 +224,13 @@ class _Game:
                     if self.resigned is None:
                         opt.console.print("Game stopped.")
                     break
-            elif self.state.current_player == self.human:
-                # A forced pass: asking would only make the person guess "pass".
+            elif must_pass(self.state) and not self._opponent_to_move():
+                # A forced pass: asking would make the person guess "pass", and searching it
+                # would spend the AI's whole budget on one possible move.
                 move = self.state.legal_moves()[0]
                 opt.console.print(
-                    f"{self.state.spec.player_names[self.human]} has no legal move and passes."
+                    f"{self.state.spec.player_names[self.state.current_player]} has no legal "
+                    "move and passes."
                 )
             else:
                 move = self._think()
@@ -239,6 +241,10 @@ class _Game:
             self.ai.observe(move)
             if self.opponent is not None:
                 self.opponent.observe(move)
+
+    def _opponent_to_move(self) -> bool:
+        """Whether the --opponent is to move (an external engine is asked even to pass)."""
+        return self.opponent is not None and self.state.current_player == self.opponent_side
 
     def _side(self, player: int) -> str:
         """Who plays ``player``'s side, for the person: "you", "the AI" or the opponent's name."""
@@ -282,7 +288,7 @@ class _Game:
         """The AI's (or the opponent's) move; None when the opponent resigns."""
         name = f"AI ({self.state.spec.player_names[self.state.current_player]})"
         began = time.perf_counter()
-        if self.opponent is not None and self.state.current_player == self.opponent_side:
+        if self.opponent is not None and self._opponent_to_move():
             try:
                 move = self.opponent.choose(self.state)
             except EngineResignedError:
