@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -152,3 +153,27 @@ def test_stray_output_is_sent_to_stderr() -> None:
 )
 def test_an_engine_is_named_by_its_program_or_its_script(args: list[str], name: str) -> None:
     assert program_name(args) == name
+
+
+def test_nboard_ping_stops_a_search_under_way() -> None:
+    # "ping n - Stop thinking and respond with pong n" (NBoard protocol). Before, the
+    # ping waited for the search: here 30 s, the --seconds this engine is given.
+    command = mctslab_command("nboard", "--engine", "python", "--seconds", "30")
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as engine:
+        assert engine.stdin is not None and engine.stdout is not None
+        engine.stdin.write("nboard 2\nset depth 60\nset game (;GM[Othello]TY[8];)\n")
+        engine.stdin.write("go\n")
+        engine.stdin.flush()
+        assert engine.stdout.readline().startswith("set myname")
+        assert engine.stdout.readline().startswith("status")  # thinking
+        began = time.monotonic()
+        engine.stdin.write("ping 7\n")
+        engine.stdin.flush()
+        replies = [engine.stdout.readline().strip() for _ in range(3)]
+        waited = time.monotonic() - began
+        engine.stdin.write("quit\n")
+        engine.stdin.flush()
+    assert replies[0].startswith("nodestats ") and replies[1].startswith("=== ")
+    assert replies[2] == "pong 7" and waited < 15.0

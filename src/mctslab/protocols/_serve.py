@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import io
 import os
+import queue
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -73,7 +75,28 @@ def serve_stdio(server: LineServer) -> None:
             out.write(line + "\n")
             out.flush()
 
-        serve(server, sys.stdin, write)
+        serve(server, _lines_heard(server), write)
+
+
+def _lines_heard(server: LineServer) -> Iterator[str]:
+    """stdin's lines. A server with a ``hear(line)`` method is shown each line the moment
+    it arrives, by a thread that reads ahead: NBoard's ``ping`` must stop a search under
+    way, while lines are otherwise handled one after the other."""
+    hear: Callable[[str], None] | None = getattr(server, "hear", None)
+    if hear is None:
+        yield from sys.stdin
+        return
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read_ahead() -> None:
+        for line in sys.stdin:
+            hear(line)
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read_ahead, name="mctslab-stdin", daemon=True).start()
+    while (line := lines.get()) is not None:
+        yield line
 
 
 @contextmanager
@@ -199,9 +222,14 @@ class Thinker:
         return Budget(iterations=iterations, seconds=seconds, memory_mb=self.memory_mb)
 
     def search(
-        self, state: State, allotted: float | None = None, iterations: int | None = None
+        self,
+        state: State,
+        allotted: float | None = None,
+        iterations: int | None = None,
+        *,
+        stop: threading.Event | None = None,
     ) -> SearchResult:
-        return self.engine.search(state, self.budget(allotted, iterations))
+        return self.engine.search(state, self.budget(allotted, iterations), stop=stop)
 
     def advance(self, move: int) -> None:
         """Keep the subtree of ``move``; a tree that does not hold the move is dropped."""

@@ -17,9 +17,10 @@ NBoard and Ntest: https://github.com/weltyc/ntest/blob/master/instructions/Proto
   ``move`` when it is played;
 - ``hint n`` asks for evaluations of about the ``n`` best moves, each
   ``search {pv} {eval} 0 {depth}`` (the PV begins with the move and holds no
-  spaces); ``ping n`` is answered ``pong n``; ``learn`` is answered
-  ``learned``; ``analyze`` is answered by ``analysis {moves made} {eval}`` for
-  each position of the game; ``set contempt`` may be ignored;
+  spaces); ``ping n`` is answered ``pong n``, a search under way stopped
+  first; ``learn`` is answered ``learned``; ``analyze`` is answered by
+  ``analysis {moves made} {eval}`` for each position of the game;
+  ``set contempt`` may be ignored;
 - the engine may send ``status {text}`` (the GUI's status line), ``set myname
   {name}`` and ``nodestats {nodes} {seconds}``.
 
@@ -37,6 +38,7 @@ the only place the protocol gives for it.
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import count
@@ -194,17 +196,26 @@ class NBoardEngine:
         self._start = _new_othello()
         self._moves: list[int] = []
         self._state = self._start.clone()
+        #: Set when a ping arrives (see :meth:`hear`), cleared once it is answered.
+        self._ping_heard = threading.Event()
         self._commands: dict[str, Callable[[str], Iterable[str]]] = {
             "nboard": lambda _: [f"set myname {NAME}"],
             "set": self._set,
             "move": self._move,
             "go": lambda _: self._go(),
             "hint": self._hint,
-            "ping": lambda argument: [f"pong {argument}"],
+            "ping": self._ping,
             "learn": lambda _: ["learned"],
             "analyze": lambda _: self._analyze(),
             "quit": self._quit,
         }
+
+    def hear(self, line: str) -> None:
+        """See a line as it arrives, before the lines ahead of it are handled: a ``ping``
+        stops the search under way ("stop thinking and respond with pong", the protocol
+        says), and any search begun before the ping is answered."""
+        if line.strip().lower().startswith("ping"):
+            self._ping_heard.set()
 
     def handle(self, line: str) -> Iterator[str]:
         text = line.strip()
@@ -292,13 +303,19 @@ class NBoardEngine:
         self.thinker.reset()
         yield "status"
 
+    def _ping(self, argument: str) -> list[str]:
+        self._ping_heard.clear()
+        return [f"pong {argument}"]
+
     def _quit(self, _: str) -> list[str]:
         self.finished = True
         return []
 
     # -- helpers ----------------------------------------------------------------
     def _search(self, state: OthelloState) -> SearchResult:
-        return self.thinker.search(state, iterations=depth_iterations(self.depth))
+        return self.thinker.search(
+            state, iterations=depth_iterations(self.depth), stop=self._ping_heard
+        )
 
     def _check_going_on(self, state: OthelloState) -> None:
         if state.is_terminal():
