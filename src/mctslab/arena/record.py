@@ -207,13 +207,8 @@ def _extends_sweep(header: dict[str, Any], identity: dict[str, Any], seed: int |
     """
     recorded = header.get("match", {})
     old, new = recorded.get("sweep"), identity.get("sweep")
-    same_rest = all(
-        recorded.get(key) == identity.get(key)
-        for key in set(recorded) | set(identity)
-        if key != "sweep"
-    )
     return (
-        same_rest
+        _differing(recorded, identity) == ["sweep"]
         and (seed is None or seed == header.get("seed"))
         and isinstance(old, dict)
         and isinstance(new, dict)
@@ -235,8 +230,10 @@ def _rewrite_header(path: Path, file: IO[str], header: dict[str, Any]) -> IO[str
         os.fsync(out.fileno())
     if fcntl is None:  # Windows replaces no file that is open, and has no lock to keep
         file.close()
-    os.replace(staged, path)  # elsewhere the lock holds the old file until the new one is open
-    file.close()
+        os.replace(staged, path)
+    else:  # the lock holds the old file until the new one is in its place
+        os.replace(staged, path)
+        file.close()
     reopened = path.open("a", encoding="utf-8")
     try:
         _lock(reopened, path)
@@ -253,8 +250,7 @@ def _check_same_match(
     differences = [
         f"{key}: the record has {json.dumps(recorded.get(key))}, "
         f"the command {json.dumps(identity.get(key))}"
-        for key in sorted(set(recorded) | set(identity))
-        if recorded.get(key) != identity.get(key)
+        for key in _differing(recorded, identity)
     ]
     if seed is not None and seed != header.get("seed"):
         differences.append(f"seed: the record has {header.get('seed')}, the command {seed}")
@@ -264,3 +260,12 @@ def _check_same_match(
             f"({'; '.join(differences)}). Run the same command as the record's (a sweep "
             "may gain values at the end of its list), or give another --out."
         )
+
+
+def _differing(recorded: dict[str, Any], identity: dict[str, Any]) -> list[str]:
+    """The keys, sorted, where a record's match and the command's differ."""
+    return [
+        key
+        for key in sorted(set(recorded) | set(identity))
+        if recorded.get(key) != identity.get(key)
+    ]

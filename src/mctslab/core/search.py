@@ -58,13 +58,12 @@ def check_search_protocol(state: GameState) -> None:
             f"A state's spec must have {', '.join(missing)} (see mctslab.core.protocol."
             f"GameSpecLike; a mctslab.GameSpec has them); got {spec!r}."
         )
-    assert spec is not None
     players = spec.num_players
     if isinstance(players, bool) or not isinstance(players, Integral) or players < 1:
         raise ValueError(
             f"The spec of {spec.name!r} must have an int num_players >= 1; got {players!r}."
         )
-    return_scale(spec)
+    check_return_range(spec)
     if state.is_terminal():
         return
     player = state.current_player

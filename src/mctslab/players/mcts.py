@@ -78,8 +78,9 @@ class MCTSPlayer:
         has what the budget leaves (both searches together keep to it).
         """
         result = self.engine.search(state, self.budget, progress=progress, stop=stop)
-        rest = _rest_of(self.budget, result)
-        if _proven_lost(result) and rest is not None and not (stop is not None and stop.is_set()):
+        stopped = stop is not None and stop.is_set()
+        rest = None if stopped or not _proven_lost(result) else _rest_of(self.budget, result)
+        if rest is not None:
             if self._resister is None:
                 # One process: a second pool of workers would start (seconds) inside a move.
                 config = replace(self._config, solver=False, reuse_tree=False)

@@ -370,10 +370,10 @@ class GTPEngine:
     def _allotted(self, player: int) -> float | None:
         """The seconds for ``player``'s move by the clock: time_settings, and time_left when
         the controller reports it (alone, it is taken as the time for the rest of the game)."""
-        if self._clock is None and player not in self._left:
+        clock = self._clock_of(player)
+        if clock is None:
             return None
-        main, byo_time, byo_stones = self._clock or (0.0, 0.0, 0)
-        left, stones = self._left.get(player, (main, 0))
+        left, stones, byo_time, byo_stones = clock
         if stones > 0:
             return allot(remaining=left, moves_left=stones)
         played = sum(len(turn) for turn in self._turns)
@@ -386,6 +386,15 @@ class GTPEngine:
             share = max(share or 0.0, allot(per_move=byo_time / byo_stones) or 0.0)
         return share
 
+    def _clock_of(self, player: int) -> tuple[float, int, float, int] | None:
+        """``player``'s time left and stones left in the period (0 in main time), with the
+        byo-yomi settings; None when no clock was set or reported for them."""
+        if self._clock is None and player not in self._left:
+            return None
+        main, byo_time, byo_stones = self._clock or (0.0, 0.0, 0)
+        left, stones = self._left.get(player, (main, 0))
+        return left, stones, byo_time, byo_stones
+
     def _spend(self, player: int, seconds: float) -> None:
         """Keep ``player``'s clock between the controller's time_left reports, which reset it.
 
@@ -393,10 +402,10 @@ class GTPEngine:
         taken from the whole main time again, and the game's moves together
         would overrun it.
         """
-        if self._clock is None and player not in self._left:
+        clock = self._clock_of(player)
+        if clock is None:
             return
-        main, byo_time, byo_stones = self._clock or (0.0, 0.0, 0)
-        left, stones = self._left.get(player, (main, 0))
+        left, stones, byo_time, byo_stones = clock
         left -= seconds
         if self._clock is None:  # time_left alone: no periods known, only the time left
             self._left[player] = (max(0.0, left), stones)
