@@ -657,7 +657,7 @@ def test_the_plot_file_is_checked_before_the_games(
         "arena", "tictactoe", "-p", "random", "-p", "random", "--games", "2",
         "--out", str(out), "--plot", str(tmp_path / target),
     )  # fmt: skip
-    assert message.format(tmp=tmp_path) in output.replace("\n", "")
+    assert message.format(tmp=tmp_path) in output
     if code == 0:
         assert (tmp_path / "plot.png").is_file()
     else:
@@ -670,7 +670,7 @@ def test_a_folder_as_the_arena_record_is_a_clear_error(tmp_path: Path) -> None:
         "--out", str(tmp_path),
     )  # fmt: skip
     assert code == 2
-    assert f"cannot write the record {tmp_path}: Is a directory." in output.replace("\n", "")
+    assert f"cannot write the record {tmp_path}: Is a directory." in output
 
 
 def test_openspiel_missing_is_said_before_any_game(
@@ -683,9 +683,9 @@ def test_openspiel_missing_is_said_before_any_game(
         "--out", str(out),
     )  # fmt: skip
     hint = "install it with: pip install 'mctslab[compare]'"
-    assert code == 2 and hint in output.replace("\n", "") and not out.exists()
+    assert code == 2 and hint in output and not out.exists()
     code, output = run("play", "tictactoe", "--opponent", "openspiel:iterations=50")
-    assert code == 2 and hint in output.replace("\n", "")
+    assert code == 2 and hint in output
 
 
 @pytest.mark.parametrize("game", ["othello", "tictactoe"])
@@ -721,5 +721,5 @@ def test_a_plot_that_cannot_be_written_keeps_the_record(tmp_path: Path) -> None:
         "arena", "tictactoe", "-p", "random", "-p", "random", "--games", "2",
         "--out", str(out), "--plot", str(tmp_path / "afile" / "plot.png"),
     )  # fmt: skip
-    assert code == 2 and "(the record is kept)" in output.replace("\n", "")
+    assert code == 2 and "(the record is kept)" in output
     assert len(out.read_text().splitlines()) == 3  # the header and both games

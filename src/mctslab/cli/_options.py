@@ -134,8 +134,9 @@ def counted(number: int, noun: str, plural: str | None = None) -> str:
 
 
 def error(message: str) -> None:
-    """Print ``message`` as an error."""
-    error_console.print(Text("Error:", style="bold red"), message)
+    """Print ``message`` as an error, on one line: the terminal wraps it, and a path in it
+    stays whole in a log or a pipe."""
+    error_console.print(Text("Error:", style="bold red"), message, soft_wrap=True)
 
 
 def fail(message: str) -> NoReturn:

@@ -130,7 +130,9 @@ def arena(
             played = opt.counted(resumed, "game")
             counted = _finished(match, record, below=match.games)
             beyond = "" if counted == resumed else f"; --games {match.games} counts {counted}"
-            opt.error_console.print(f"Resuming {path}: {played} played before{beyond}.")
+            opt.error_console.print(
+                f"Resuming {path}: {played} played before{beyond}.", soft_wrap=True
+            )
         _warm_up(match)
         backend = _backend(workers, ray)
         try:
@@ -390,4 +392,4 @@ def _plot(match: Match, results: list[PointResult], path: Path) -> None:
         )
     except (OSError, RuntimeError) as error:  # an unwritable place; pgf without LaTeX
         opt.fail(f"cannot draw the plot to {path} (the record is kept): {error}")
-    opt.error_console.print(f"Plot written to {path}")
+    opt.error_console.print(f"Plot written to {path}", soft_wrap=True)

@@ -167,6 +167,8 @@ def _draw(engine: Any, state: NumbersState, path: Path, depth: int, top: int, si
         written = render_tree(view, path, title=f"numbers game, level 0, {sims} simulations")
     except (RuntimeError, OSError) as error:
         opt.fail(f"cannot draw the tree to {path}: {error}")
-    opt.error_console.print("Search tree written to " + ", ".join(map(str, written)))
+    opt.error_console.print(
+        "Search tree written to " + ", ".join(map(str, written)), soft_wrap=True
+    )
     if path.suffix.lower() in {".svg", ".png", ".pdf"} and path not in written:
         opt.error_console.print("(graphviz's `dot` is not installed: only the DOT source.)")
