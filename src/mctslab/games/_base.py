@@ -316,6 +316,11 @@ class State:
     def __str__(self) -> str:
         raise NotImplementedError
 
+    def render(self, *, width: int | None = None) -> str:
+        """The position as text for a terminal ``width`` characters wide: the grid games
+        draw a compact board where theirs would not fit; ``str()`` is ``render()``."""
+        return str(self)
+
     # -- helpers ----------------------------------------------------------------
     def _move_id(self, move: object) -> int:
         """``move`` as a move id of this game; InvalidMoveError for anything else."""

@@ -329,6 +329,9 @@ class OthelloState(State):
         return f"more discs, {score}"
 
     def __str__(self) -> str:
+        return self.render()
+
+    def render(self, *, width: int | None = None) -> str:
         black, white = self._board(0), self._board(1)
         symbols = [
             _SYMBOLS[0] if black >> square & 1 else _SYMBOLS[1] if white >> square & 1 else "."
@@ -340,6 +343,7 @@ class OthelloState(State):
             rows,
             row_labels=[str(r + 1) for r in range(SIZE)],
             last=divmod(last, SIZE) if 0 <= last < PASS else None,
+            width=width,
         )
         counts = f"X Black {black.bit_count()}  O White {white.bit_count()}"
         if last == PASS:
