@@ -513,6 +513,19 @@ def test_a_forced_pass_is_played_for_the_person_and_said_once(
     assert "f1 a2 pass " in " ".join(output.split("Moves: ")[1].split())
 
 
+def test_othellos_move_help_leaves_out_the_pass_played_for_the_person(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before, the help said '"pass" when forced', though a forced pass is played for the
+    # person and the prompt only ever asks one who has a placement.
+    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    code, output = run("play", "othello", "--iterations", "10", input="help\nquit\n")
+    assert code == 0, output
+    text = " ".join(output.split())
+    help_text = "Type a move (column a-h then row 1-8 counted from the top, e.g. f5), or a"
+    assert text.count(help_text) == 2 and "pass" not in text  # the greeting's and help's
+
+
 @pytest.mark.parametrize(("columns", "compact"), [(40, True), (51, False)])
 def test_play_draws_a_compact_board_where_the_normal_one_does_not_fit(
     monkeypatch: pytest.MonkeyPatch, columns: int, compact: bool

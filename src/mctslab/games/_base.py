@@ -307,7 +307,7 @@ class State:
         raise NotImplementedError
 
     def notation_help(self) -> str:
-        """One line telling a person how to write a move."""
+        """One line telling a person how to write a move in this position."""
         raise NotImplementedError
 
     def _end_reason(self, winner: int | None) -> str:

@@ -315,7 +315,12 @@ class OthelloState(State):
         return f"{COLUMN_LETTERS[column]}{row + 1}"
 
     def notation_help(self) -> str:
-        return 'column a-h then row 1-8 counted from the top, e.g. f5; "pass" when forced'
+        placement = "column a-h then row 1-8 counted from the top, e.g. f5"
+        # A pass is legal only when forced, so it is named only where it is the move: a
+        # person with a placement to choose (all `mctslab play` asks for) never types it.
+        if PASS in self.legal_moves():
+            return f'{placement}; "pass", the only legal move here'
+        return placement
 
     def _end_reason(self, winner: int | None) -> str:
         # Read after "wins with" or "won with": the winner's count first, no parentheses
