@@ -513,6 +513,41 @@ def test_a_forced_pass_is_played_for_the_person_and_said_once(
     assert "f1 a2 pass " in " ".join(output.split("Moves: ")[1].split())
 
 
+def test_othellos_move_help_leaves_out_the_pass_played_for_the_person(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before, the help said '"pass" when forced', though a forced pass is played for the
+    # person and the prompt only ever asks one who has a placement.
+    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    code, output = run("play", "othello", "--iterations", "10", input="help\nquit\n")
+    assert code == 0, output
+    text = " ".join(output.split())
+    help_text = "Type a move (column a-h then row 1-8 counted from the top, e.g. f5), or a"
+    assert text.count(help_text) == 2 and "pass" not in text  # the greeting's and help's
+
+
+@pytest.mark.parametrize(("columns", "compact"), [(40, True), (51, False)])
+def test_play_draws_a_compact_board_where_the_normal_one_does_not_fit(
+    monkeypatch: pytest.MonkeyPatch, columns: int, compact: bool
+) -> None:
+    # Before, a 15x15 board was 51 columns wide whatever the terminal: in 40 columns every
+    # row wrapped onto a second line.
+    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    monkeypatch.setenv("COLUMNS", str(columns))  # the terminal's width, as Rich reads it
+    code, output = run(
+        "play", "gomoku", "--moves", "h8", "--iterations", "10", "--engine", "python",
+        "--seed", "1", input="quit\n",
+    )  # fmt: skip
+    assert code == 0, output
+    moves = output.split("Moves: ")[1].splitlines()[0].split()
+    state = make("gomoku")
+    for move in moves:
+        state.play(move)
+    board = state.render(width=columns)
+    assert board in output and board.startswith("   a b c" if compact else "    a  b  c")
+    assert "[O]" in board
+
+
 def test_the_ais_forced_pass_is_played_without_a_search(monkeypatch: pytest.MonkeyPatch) -> None:
     # Before: "AI (White) plays pass" after a whole search of the one possible move.
     monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)

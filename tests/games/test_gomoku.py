@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from mctslab.games import GameOverError, IllegalMoveError, InvalidMoveError, make
+from mctslab.games._board import COLUMN_LETTERS
 from mctslab.games._header import LAST, PLY
 from mctslab.games.gomoku import GomokuState
 
@@ -362,3 +363,35 @@ def test_rendering_counts_rows_from_the_bottom_and_brackets_the_last_move() -> N
             "   a  b  c  d  e  f",
         ]
     )
+
+
+def test_a_board_too_wide_for_the_terminal_is_drawn_compact() -> None:
+    state = new_game(6, 5, 4)
+    state.play("a1")
+    state.play("f5")
+    assert state.render(width=22) == str(state)  # the normal board, 22 wide, fits
+    compact = [
+        "  a b c d e f",
+        "5 . . . . .[O]5",
+        "4 . . . . . . 4",
+        "3 . . . . . . 3",
+        "2 . . . . . . 2",
+        "1 X . . . . . 1",
+        "  a b c d e f",
+    ]
+    assert state.render(width=21) == "\n".join(compact)
+    # Narrower still, the row labels on the right go, then the space after the last column.
+    assert state.render(width=14).splitlines()[1:3] == ["5 . . . . .[O]", "4 . . . . . ."]
+    assert state.render(width=13).splitlines()[1:3] == ["5 . . . . .[O", "4 . . . . . ."]
+
+
+@pytest.mark.parametrize(("size", "widest"), [(15, 35), (19, 40)])
+def test_the_biggest_boards_fit_a_terminal_40_columns_wide(size: int, widest: int) -> None:
+    state = make("gomoku", size=size)
+    for move in ("a1", "h8", "a2"):
+        state.play(move)
+    lines = state.render(width=40).splitlines()
+    assert max(len(line) for line in lines) == widest
+    assert lines[0].split() == list(COLUMN_LETTERS[:size])
+    assert lines[size - 1] == " 2[X]." + " ." * (size - 2) + (" 2" if size == 15 else "")
+    assert lines[size].startswith(" 1 X .")

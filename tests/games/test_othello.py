@@ -122,6 +122,15 @@ def test_pass_is_legal_only_when_forced() -> None:
     assert forced.current_player == 1 and "last move: pass by Black" in str(forced)
 
 
+def test_the_move_help_names_the_pass_only_where_it_is_the_move() -> None:
+    # Before, it said '"pass" when forced' everywhere: at `mctslab play`'s prompt too, where
+    # the person always has a placement (a forced pass is played for them).
+    assert new_game().notation_help() == "column a-h then row 1-8 counted from the top, e.g. f5"
+    forced, _ = play_transcript(TRUTH["many_passes_game"]["moves"][:24])
+    with pytest.raises(InvalidMoveError, match='"pass", the only legal move here'):
+        forced.play("skip")
+
+
 @pytest.mark.parametrize("text", ["i5", "a9", "a0", "f", "55", "passs", "", "f5f6"])
 def test_malformed_moves_raise_clear_errors(text: str) -> None:
     with pytest.raises(InvalidMoveError, match="is not a move in othello notation"):

@@ -273,7 +273,8 @@ class _Game:
         return {**player_tags(self.state, players), "Result": result}
 
     def _show(self) -> None:
-        board = str(self.state)
+        # Read at each move, so a terminal made narrower mid-game gets a board that fits.
+        board = self.state.render(width=opt.console.width)
         opt.console.print()
         opt.console.print(board)
         if self.moves and not any(words in board for words in _LAST_MOVE_SHOWN):

@@ -307,7 +307,7 @@ class State:
         raise NotImplementedError
 
     def notation_help(self) -> str:
-        """One line telling a person how to write a move."""
+        """One line telling a person how to write a move in this position."""
         raise NotImplementedError
 
     def _end_reason(self, winner: int | None) -> str:
@@ -315,6 +315,11 @@ class State:
 
     def __str__(self) -> str:
         raise NotImplementedError
+
+    def render(self, *, width: int | None = None) -> str:
+        """The position as text for a terminal ``width`` characters wide: the grid games
+        draw a compact board where theirs would not fit; ``str()`` is ``render()``."""
+        return str(self)
 
     # -- helpers ----------------------------------------------------------------
     def _move_id(self, move: object) -> int:

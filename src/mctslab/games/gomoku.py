@@ -633,8 +633,9 @@ class GomokuState(State):
     def __str__(self) -> str:
         return self.render()
 
-    def render(self, columns: str = COLUMN_LETTERS) -> str:
-        """The board as text, its columns named by ``columns`` (GTP's letters skip ``i``)."""
+    def render(self, columns: str = COLUMN_LETTERS, *, width: int | None = None) -> str:
+        """The board as text, its columns named by ``columns`` (GTP's letters skip ``i``),
+        compact where it would be wider than ``width``."""
         rows = [[_SYMBOLS[cell] for cell in row] for row in self.board()]
         last = int(self._data[LAST])
         return render_grid(
@@ -642,6 +643,7 @@ class GomokuState(State):
             row_labels=[str(self.height - r) for r in range(self.height)],
             last=divmod(last, self.width) if last >= 0 else None,
             columns=columns,
+            width=width,
         )
 
 

@@ -315,7 +315,12 @@ class OthelloState(State):
         return f"{COLUMN_LETTERS[column]}{row + 1}"
 
     def notation_help(self) -> str:
-        return 'column a-h then row 1-8 counted from the top, e.g. f5; "pass" when forced'
+        placement = "column a-h then row 1-8 counted from the top, e.g. f5"
+        # A pass is legal only when forced, so it is named only where it is the move: a
+        # person with a placement to choose (all `mctslab play` asks for) never types it.
+        if PASS in self.legal_moves():
+            return f'{placement}; "pass", the only legal move here'
+        return placement
 
     def _end_reason(self, winner: int | None) -> str:
         # Read after "wins with" or "won with": the winner's count first, no parentheses
@@ -329,6 +334,9 @@ class OthelloState(State):
         return f"more discs, {score}"
 
     def __str__(self) -> str:
+        return self.render()
+
+    def render(self, *, width: int | None = None) -> str:
         black, white = self._board(0), self._board(1)
         symbols = [
             _SYMBOLS[0] if black >> square & 1 else _SYMBOLS[1] if white >> square & 1 else "."
@@ -340,6 +348,7 @@ class OthelloState(State):
             rows,
             row_labels=[str(r + 1) for r in range(SIZE)],
             last=divmod(last, SIZE) if 0 <= last < PASS else None,
+            width=width,
         )
         counts = f"X Black {black.bit_count()}  O White {white.bit_count()}"
         if last == PASS:

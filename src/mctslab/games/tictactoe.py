@@ -183,6 +183,9 @@ class TicTacToeState(State):
         return "three in a row" if winner is not None else "board full"
 
     def __str__(self) -> str:
+        return self.render()
+
+    def render(self, *, width: int | None = None) -> str:
         cells = self._data[CELLS:]
         rows = [[_SYMBOLS[cells[r * 3 + c]] for c in range(3)] for r in range(3)]
         last = int(self._data[LAST])
@@ -190,6 +193,7 @@ class TicTacToeState(State):
             rows,
             row_labels=[str(3 - r) for r in range(3)],
             last=divmod(last, 3) if last >= 0 else None,
+            width=width,
         )
 
 
