@@ -166,6 +166,20 @@ def test_analyze_table_output() -> None:
     assert "principal variation" in output and "visits" in output
 
 
+def test_analyze_draws_a_compact_board_in_a_narrow_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before, the 15x15 board was 51 columns wide in any terminal.
+    monkeypatch.setenv("COLUMNS", "40")  # the terminal's width, as Rich reads it
+    code, output = run(
+        "analyze", "gomoku", "--moves", "h8", "--iterations", "10", "--engine", "python"
+    )
+    assert code == 0, output
+    state = make("gomoku")
+    state.play("h8")
+    assert state.render(width=40) in output and str(state) not in output
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

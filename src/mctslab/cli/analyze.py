@@ -80,7 +80,7 @@ def analyze(
         if as_json:
             result = player.analyse(state)
         else:
-            opt.console.print(state)
+            opt.console.print(state.render(width=opt.console.width))
             with Thinking(opt.error_console, "mctslab") as thinking:
                 result = player.analyse(state, progress=thinking)
     finally:
