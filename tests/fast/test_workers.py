@@ -65,7 +65,10 @@ def test_same_seed_and_worker_count_same_result_and_close_ends_the_processes() -
     assert engine._pool is not None
     processes = engine._pool._processes
     engine.close()
-    assert all(not process.is_alive() for process in processes)
+    # Terminated, not asked to exit and waited for: a worker's interpreter took
+    # about a second to finalise, and `mctslab brain --workers 4` as long to
+    # exit after END (Gomocup's manager kills a brain that lingers about 1 s).
+    assert [process.exitcode for process in processes] == [-signal.SIGTERM] * 2
     # A later search starts new workers, seeded afresh: the same result again.
     assert run(engine) == first
     engine.close()

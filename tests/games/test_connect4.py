@@ -305,3 +305,17 @@ def test_rendering_numbers_columns_and_brackets_the_last_disc() -> None:
         [" .  .  .  .  .  .  . "] * 4
         + [" .  .  .  O  .  .  . ", " .  . [X] X  .  .  . ", " 1  2  3  4  5  6  7 "]
     )
+
+
+def test_rendering_by_cells_names_columns_and_rows_from_the_bottom() -> None:
+    # GTP's vertices name the cell a disc lands on, c1 here; showboard draws it so.
+    assert new_game([3, 3, 2]).render_cells() == "\n".join(
+        [
+            "   a  b  c  d  e  f  g",
+            *(f"{row}  .  .  .  .  .  .  .  {row}" for row in (6, 5, 4, 3)),
+            "2  .  .  .  O  .  .  .  2",
+            "1  .  . [X] X  .  .  .  1",
+            "   a  b  c  d  e  f  g",
+        ]
+    )
+    assert new_game().render_cells().splitlines()[-2] == "1  .  .  .  .  .  .  .  1"

@@ -135,12 +135,28 @@ def test_genmove_plays_and_the_game_ends() -> None:
     assert engine.finished
 
 
-def test_gomoku_showboard_names_columns_as_the_vertices_do() -> None:
-    engine = GTPEngine(thinker(), "gomoku", {"size": 9, "k": 5})
-    replies = talk(engine, "play b J5", "showboard")
-    header = "   a  b  c  d  e  f  g  h  j"
-    assert replies[3] == header == replies[-2]
-    assert replies[3 + 9 - 5 + 1].endswith("[X] 5")  # J5: the ninth column, row 5
+@pytest.mark.parametrize(
+    ("game", "params", "moves"),
+    [
+        ("gomoku", {"size": 9, "k": 5}, ["b J5", "w A9", "b E1"]),  # the letters skip I
+        ("othello", {}, ["b F5", "w F6", "b E6"]),  # rows from the top
+        # The cell the disc lands on: before, the board numbered the columns only.
+        ("connect4", {}, ["b D1", "w D2", "b C1", "w G1"]),
+        ("tictactoe", {}, ["b B2", "w A3", "b C1"]),
+    ],
+)
+def test_showboard_names_each_cell_as_its_vertex(
+    game: str, params: dict[str, int], moves: list[str]
+) -> None:
+    engine = GTPEngine(thinker(), game, params)
+    for move in moves:
+        assert responses(engine, f"play {move}") == ["="]
+        replies = talk(engine, "showboard")
+        assert replies[0] == "=" and replies[-1] == ""  # the board starts on a line of its own
+        header, marked = replies[1], next(line for line in replies if "[" in line)
+        # The last move is bracketed: its column's name stands above it, its row's before it.
+        column = header[marked.index("[") + 1]
+        assert f"{column}{marked.split()[0]}" == move.split()[1].lower()
 
 
 def test_gomoku_vertices_skip_i() -> None:

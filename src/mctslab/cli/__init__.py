@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import typer
@@ -36,3 +37,10 @@ def main() -> None:
     except EngineError as error:  # an external engine would not start, died or broke its protocol
         print_error(str(error))
         sys.exit(1)
+    finally:
+        # Only the exit is left. The collector's passes at interpreter shutdown
+        # walk every object numba made: 0.3 s and more on a busy machine, which an
+        # engine's controller counts (Gomocup's manager kills a brain still there
+        # about 1 s after END). Frozen objects are still freed with their modules;
+        # finalisers of objects alive at exit were never promised to run.
+        gc.freeze()

@@ -6,6 +6,13 @@ the package and loads the compiled loop from numba's disk cache once, and
 then serves searches until closed. A worker ignores Ctrl-C: the main process
 catches it and tells the workers to stop, so a search still returns its best
 move so far.
+
+Closing terminates the workers instead of asking them to exit: a worker holds
+nothing that outlives it (its tree goes with it, its results came over the
+pipe, and the compiled code was cached by the main process before it
+started), while a Python interpreter that has loaded numba takes about a
+second to finalise on a busy machine. An engine protocol's manager kills an
+engine that lingers after its game (Gomocup's after about 1 s).
 """
 
 from __future__ import annotations
@@ -33,8 +40,6 @@ from mctslab.fast._stats import LINES_PER_WORKER, RootStats, build_result, merge
 from mctslab.fast._tree import Tree
 from mctslab.games._base import State
 
-#: Seconds to wait for a worker to exit on close before terminating it.
-_CLOSE_TIMEOUT = 5.0
 #: Seconds between checks of the stop event while the workers search.
 _POLL_SECONDS = 0.02
 
@@ -233,22 +238,17 @@ def _ctrl_c_sets(event: threading.Event) -> Iterator[None]:
 
 
 def _shut_down(processes: list[Any], connections: list[Connection]) -> None:
-    for connection in connections:
-        with contextlib.suppress(OSError):
-            # "stop" first: a worker in the middle of a search only listens for that.
-            connection.send(("stop",))
-            connection.send(("close",))
+    # All signalled before any is waited for: the joins then only reap them.
     for process in processes:
-        process.join(_CLOSE_TIMEOUT)
-        if process.is_alive():
-            process.terminate()
-            process.join()
+        process.terminate()
+    for process in processes:
+        process.join()
     for connection in connections:
         connection.close()
 
 
 def _serve(connection: Connection, config: SearchConfig, progress_interval: float) -> None:
-    """A worker's main loop: answer each request of the main process until "close"."""
+    """A worker's main loop: answer each request of the main process until terminated."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from mctslab.fast._engine import FastMCTS  # not at the top: _engine imports this module
 
@@ -258,8 +258,6 @@ def _serve(connection: Connection, config: SearchConfig, progress_interval: floa
     while True:
         request = connection.recv()
         try:
-            if request[0] == "close":
-                return
             if request[0] == "search":
                 _, state, budget, reporting = request
                 stats = engine._search_own_tree(

@@ -22,6 +22,7 @@ from mctslab._jit import (
     record,
 )
 from mctslab.games._base import GameSpec, Kernel, State
+from mctslab.games._board import render_grid
 from mctslab.games._header import (
     DRAW,
     HEADER,
@@ -237,20 +238,39 @@ class Connect4State(State):
         return "four in a row" if winner is not None else "board full"
 
     def __str__(self) -> str:
+        """The board over the column numbers that moves are written with."""
         grid = self.board()
-        last_column = int(self._data[LAST])
-        # The last disc is the topmost one in the last column played.
-        last_row = int(np.argmax(grid[:, last_column] != 0)) if last_column >= 0 else -1
+        last = self._last_cell(grid)
         lines = []
         for row in range(ROWS):
             cells = []
             for column in range(COLUMNS):
                 symbol = _SYMBOLS[grid[row, column]]
-                marked = row == last_row and column == last_column
-                cells.append(f"[{symbol}]" if marked else f" {symbol} ")
+                cells.append(f"[{symbol}]" if (row, column) == last else f" {symbol} ")
             lines.append("".join(cells))
         lines.append("".join(f" {column + 1} " for column in range(COLUMNS)))
         return "\n".join(lines)
+
+    def render_cells(self) -> str:
+        """The board with every cell named: columns ``a``-``g``, rows 1-6 from the bottom.
+
+        Where a move only names a column, a protocol that names the cell the
+        disc lands on (GTP's ``D1``) shows the board this way.
+        """
+        grid = self.board()
+        return render_grid(
+            [[_SYMBOLS[cell] for cell in row] for row in grid],
+            row_labels=[str(ROWS - row) for row in range(ROWS)],
+            last=self._last_cell(grid),
+        )
+
+    def _last_cell(self, grid: np.ndarray) -> tuple[int, int] | None:
+        """(row from the top, column) in ``grid`` of the last disc dropped, if any."""
+        column = int(self._data[LAST])
+        if column < 0:
+            return None
+        # The last disc is the topmost one in the last column played.
+        return int(np.argmax(grid[:, column] != 0)), column
 
 
 def make() -> Connect4State:

@@ -30,6 +30,7 @@ at any time; our games alternate):
   4 (rows from the bottom); a bare column number (``4``) is accepted too;
   ``boardsize 7`` only;
 - tic-tac-toe: ``A1`` to ``C3`` (rows from the bottom); ``boardsize 3`` only;
+- ``showboard`` names the columns and rows as the game's vertices do;
 - ``komi`` is accepted and ignored; ``genmove`` in a finished game fails
   ("game is over") rather than inventing a pass.
 """
@@ -221,9 +222,15 @@ class GTPEngine:
         }
 
     def _showboard(self, _: list[str]) -> str:
-        # Gomoku's columns are named as its GTP vertices are: the letters skip I.
+        # The columns and rows are named as the vertices are: Othello's and
+        # tic-tac-toe's own labels already are.
         board = self._state
-        text = board.render(LETTERS.lower()) if isinstance(board, GomokuState) else str(board)
+        if isinstance(board, GomokuState):
+            text = board.render(LETTERS.lower())  # the letters skip I
+        elif isinstance(board, Connect4State):
+            text = board.render_cells()  # the game's own text numbers the columns only
+        else:
+            text = str(board)
         return "\n" + text
 
     def handle(self, line: str) -> list[str]:
