@@ -16,6 +16,14 @@ opening, where one existed:
   again, and it wins when every reply of the opponent (every empty cell)
   still leaves a forced win with one threat fewer.
 
+With ``--defence`` it looks the other way: at each of the player's moves, how
+many moves left the opponent no such forced win, and whether the move played
+was one of them, up to the first position where none did (the game was lost
+there, or earlier, beyond the search's bounds):
+
+    python benchmarks/threat_search.py benchmarks/strength/goal_gomoku8_original_bbb3ebe.jsonl \
+        --results loss --defence
+
 It is written apart from the engine's own rules on purpose (freestyle: k or
 more in a row), as an independent check of what the search may have missed.
 The search is exact for VCFs within the bound. For VCTs it is a lower bound:
@@ -135,6 +143,19 @@ class Board:
         self.cells[reply] = 0
         return won
 
+    def safe_moves(self, stone: int, fours: int, threes: int) -> list[int]:
+        """The empty cells where ``stone``, to move, makes five or leaves the opponent
+        no forced win within the bounds."""
+        safe = []
+        for move in [cell for cell, value in enumerate(self.cells) if value == 0]:
+            self.cells[move] = stone
+            if next(self._open_windows(stone, self.k), None) is not None:
+                safe.append(move)  # five: the game is over
+            elif not self.vct(3 - stone, fours, threes):
+                safe.append(move)
+            self.cells[move] = 0
+        return safe
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -149,6 +170,11 @@ def main() -> None:
         choices=("all", "win", "draw", "loss"),
         default="all",
         help="only the games the player won, drew or lost",
+    )
+    parser.add_argument(
+        "--defence",
+        action="store_true",
+        help="at each of the player's moves, the moves that left the opponent no forced win",
     )
     args = parser.parse_args()
     games = [
@@ -166,23 +192,36 @@ def main() -> None:
         params = game["params"]
         state = make("gomoku", **params)
         board = Board(params["width"], params["height"], params["k"])
-        found = []
+        found: list[int] = []
+        defended: list[str] = []
         opening = len(game["opening"])
         for ply, text in enumerate(game["opening"] + game["moves"]):
             move = state.parse_move(text)
             if ply >= opening and state.current_player == side:
                 searched += 1
-                if board.vct(side + 1, args.fours, args.threes):
+                if args.defence:
+                    safe = board.safe_moves(side + 1, args.fours, args.threes)
+                    mark = "" if move in safe else " (not one)"
+                    defended.append(f"{ply - opening} {text} {len(safe)}{mark}")
+                    if not safe:
+                        found.append(ply - opening)
+                        break
+                elif board.vct(side + 1, args.fours, args.threes):
                     found.append(ply - opening)
             board.cells[move] = state.current_player + 1
             state.play(move)
         with_win += bool(found)
-        print(
-            f"game {game['index']}: {args.player} {result}, moving "
-            f"{'first' if side == 0 else 'second'}; forced wins at plies {found}",
-            flush=True,
+        heading = f"game {game['index']}: {args.player} {result}, moving " + (
+            "first" if side == 0 else "second"
         )
-    print(f"{searched} positions searched; a forced win in {with_win} games")
+        if args.defence:
+            print(f"{heading}; ply, move, safe moves: {', '.join(defended)}", flush=True)
+        else:
+            print(f"{heading}; forced wins at plies {found}", flush=True)
+    if args.defence:
+        print(f"{searched} positions searched; no safe move at one in {with_win} games")
+    else:
+        print(f"{searched} positions searched; a forced win in {with_win} games")
 
 
 if __name__ == "__main__":

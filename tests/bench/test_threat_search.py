@@ -81,3 +81,19 @@ def test_blocking_one_end_of_an_open_four_is_not_enough(threat_search: ModuleTyp
     # (6, 1) blocks White's open four and makes Black's four, but White wins at (6, 6).
     stones = {(6, c): WHITE for c in (2, 3, 4, 5)} | {(r, 1): BLACK for r in (3, 4, 5)}
     assert not board(threat_search, stones).vcf(BLACK, fours=12)
+
+
+def test_the_safe_moves_against_an_open_three_are_its_blocks(threat_search: ModuleType) -> None:
+    # White's open three (3, 2..4) with two empty cells beyond each end: Black must take
+    # a cell beside it, (3, 1) or (3, 5). A far block, (3, 0) or (3, 6), still lets White
+    # make an open four on the other side ((3, 1..4) or (3, 2..5)), and so does any move
+    # off the row.
+    position = board(threat_search, {(3, 2): WHITE, (3, 3): WHITE, (3, 4): WHITE})
+    safe = position.safe_moves(BLACK, fours=12, threes=2)
+    assert sorted(divmod(cell, 8) for cell in safe) == [(3, 1), (3, 5)]
+
+
+def test_a_move_that_makes_five_is_safe(threat_search: ModuleType) -> None:
+    stones = {(0, c): BLACK for c in range(4)} | {(6, c): WHITE for c in (2, 3, 4, 5)}
+    position = board(threat_search, stones)
+    assert position.safe_moves(BLACK, fours=12, threes=2) == [4]  # five at (0, 4)
