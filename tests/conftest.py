@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -26,3 +29,16 @@ def load_benchmark(name: str) -> ModuleType:
     sys.modules[name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
+
+
+@contextmanager
+def garbage_collector_off() -> Iterator[None]:
+    """No cyclic garbage collection inside the block: what is freed there, reference counting
+    freed at once (a collection at a chance moment would hide a reference cycle)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import mmap
 import random
+import weakref
 from typing import Any
 
 import numpy as np
@@ -28,9 +30,12 @@ from mctslab.fast._loop import (
     find,
     position_hash,
 )
+from mctslab.fast._pages import MAPPED_BYTES, zeros
+from mctslab.fast._rave import AmafTables
 from mctslab.fast._tree import Tree, bytes_per_node
 from mctslab.games import othello
 from mctslab.games._check import ConformanceError, check_game
+from tests.conftest import garbage_collector_off
 from tests.core.tictactoe_minimax import move_values
 
 
@@ -265,6 +270,28 @@ def check_graph(
     )
     assert 1 + blocks + free_slots(tree) == tree.counters[USED]
     return positions
+
+
+def test_big_tree_arrays_are_mapped_from_the_system_and_go_back_with_the_tree() -> None:
+    # From malloc, arrays up to glibc's raised mmap threshold (32 MiB) came from its heaps once
+    # a tree had been freed: cleared by calloc, so resident in full however little of them a
+    # tree used, and kept by the heaps after the tree went (benchmarks/web_memory.py).
+    capacity = MAPPED_BYTES  # every array at least a byte a slot
+    tree = Tree(capacity, tuned=True, hashed=True, solver=True, table_size=capacity)
+    amaf = AmafTables(capacity, 1, capacity)
+    arrays = (*tree.arrays, tree.table, amaf.slot_table, amaf.visits, amaf.values)
+    assert all(isinstance(array.base.obj, mmap.mmap) for array in arrays)
+    assert all(array.flags.writeable and not array.any() for array in arrays)
+    with garbage_collector_off():
+        pages = weakref.ref(tree.visits.base.obj)
+        del tree, arrays
+        assert pages() is None
+
+
+def test_small_arrays_come_from_numpy() -> None:
+    small = zeros(MAPPED_BYTES // 8 - 1, np.int64)
+    assert small.base is None and small.dtype == np.int64 and not small.any()
+    assert zeros(0, np.int8).shape == (0,)
 
 
 @pytest.mark.parametrize(

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import weakref
+
 import pytest
 
 from mctslab import make
 from mctslab.core import Budget, SearchConfig
 from mctslab.core.tree_view import TreeView
+from mctslab.fast import FastMCTS
 from mctslab.players import new_engine
 from mctslab.viz.tree import tree_to_dot
+from tests.conftest import garbage_collector_off
 
 
 def test_the_root_box_shows_visits_but_no_value() -> None:
@@ -34,3 +38,20 @@ def test_an_engine_without_a_tree_says_why(engine: str) -> None:
     fresh.search(state, Budget(iterations=200))
     with pytest.raises(ValueError, match=r"keeps no search tree \(its config has reuse_tree=False"):
         fresh.tree_view(state)  # type: ignore[attr-defined]
+
+
+def test_a_drawn_tree_is_freed_as_soon_as_the_engine_lets_it_go() -> None:
+    # The snapshot was built by a nested function that called itself: a reference
+    # cycle through the closures that read the tree, so a compiled tree (up to
+    # DEFAULT_TREE_MB of arrays) stayed until the garbage collector's next full pass.
+    state = make("tictactoe")
+    engine = FastMCTS(SearchConfig(seed=1))
+    with garbage_collector_off():
+        engine.search(state, Budget(iterations=200))
+        assert engine.tree_view(state, max_depth=2).visits == 200
+        tree = engine._tree
+        assert tree is not None
+        visits = weakref.ref(tree.visits)
+        del tree
+        engine.reset()
+        assert visits() is None

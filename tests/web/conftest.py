@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from mctslab.web import create_app
+from mctslab.web._sessions import GameSession
 
 
 @pytest.fixture
@@ -42,3 +43,12 @@ def ai_move(client: TestClient, game_id: str) -> dict[str, Any]:
     response = client.post(f"/api/games/{game_id}/ai")
     assert response.status_code == 202, response.text
     return wait_idle(client, game_id)
+
+
+def finish_search(session: GameSession, timeout: float = 60.0) -> None:
+    """Wait for the search of a game held without the app (a SessionStore's) to end."""
+    deadline = time.monotonic() + timeout
+    while session.searching:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the search of game {session.id} did not finish in {timeout} s")
+        time.sleep(0.01)

@@ -65,19 +65,34 @@ def build_tree_view(
     check_int(max_depth, "max_depth", "tree_view", low=0)
     check_int(top_k, "top_k", "tree_view", low=1)
 
-    def view(node: N, state: GameState, depth: int, move: str | None) -> TreeView:
+    # Breadth first, without recursion: a nested function that calls itself holds
+    # itself in its closure, a reference cycle that would keep ``children`` and
+    # ``stats`` (and through them the engine's whole tree, hundreds of MiB for the
+    # compiled engine) alive after the engine lets go of it, until the garbage
+    # collector's next full pass.
+    # Per node: itself, its position, depth, the move into it and its parent's index.
+    pending: list[tuple[N, GameState, int, str | None, int]] = [
+        (root, root_state.clone(), 0, None, -1)
+    ]
+    found: list[tuple[str | None, int, int, float, int]] = []
+    for index, (node, state, depth, move, parent) in enumerate(pending):
         _, visits, value = stats(node)
         below = [child for child in children(node) if stats(child)[1] > 0]
-        kept: tuple[TreeView, ...] = ()
+        found.append((move, parent, visits, value, len(below)))
         if depth < max_depth:
             ranked = sorted(below, key=lambda child: stats(child)[1], reverse=True)[:top_k]
-            views = []
             for child in ranked:
                 child_move = stats(child)[0]
                 after = state.clone()
                 after.apply(child_move)
-                views.append(view(child, after, depth + 1, state.move_to_str(child_move)))
-            kept = tuple(views)
-        return TreeView(move=move, visits=visits, value=value, children=kept, expanded=len(below))
-
-    return view(root, root_state.clone(), 0, None)
+                pending.append((child, after, depth + 1, state.move_to_str(child_move), index))
+    # Children come after their parent, in rank order: built from the last node back,
+    # each node's children arrive in reverse rank order, and the root comes last.
+    below_views: list[list[TreeView]] = [[] for _ in found]
+    for index in reversed(range(len(found))):
+        move, parent, visits, value, expanded = found[index]
+        children_views = tuple(reversed(below_views[index]))
+        view = TreeView(move, visits, value, children_views, expanded)
+        if parent >= 0:
+            below_views[parent].append(view)
+    return view

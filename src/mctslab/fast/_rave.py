@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from mctslab._jit import NO_REFCOUNTS, randint
+from mctslab.fast._pages import zeros
 
 #: Share of the tree's memory given to AMAF tables when RAVE is on.
 AMAF_SHARE = 0.25
@@ -65,10 +66,10 @@ class AmafTables:
 
     def __init__(self, capacity: int, tables: int, width: int) -> None:
         self.width = width
-        self.slot_table = np.zeros(capacity, dtype=np.int32)
-        self.counts = np.zeros(tables, dtype=np.int32)
-        self.visits = np.zeros(tables * width, dtype=np.int32)
-        self.values = np.zeros(tables * width, dtype=np.float64)
+        self.slot_table = zeros(capacity, np.int32)
+        self.counts = zeros(tables, np.int32)
+        self.visits = zeros(tables * width, np.int32)
+        self.values = zeros(tables * width, np.float64)
         self.used = np.zeros(1, dtype=np.int64)
 
     @property

@@ -29,9 +29,10 @@ to come and outgrown blocks waiting for reuse. How many depends on how far
 the frontier has grown: on 15x15 from 1.0 (100,000 simulations) to 1.7
 (15,000 and 30,000).
 
-The arrays are allocated at full size up front with ``np.zeros``: the
-operating system hands out zeroed pages only when first written, so a big
-capacity costs address space, not memory, until the tree grows into it. The
+The arrays are allocated at full size up front, mapped zeroed from the
+operating system (:mod:`mctslab.fast._pages`), which hands out pages only when
+first written, so a big capacity costs address space, not memory, until the
+tree grows into it, and a freed tree's memory goes back at once. The
 hash table, whose entries are written all over, starts small and doubles
 when half full.
 """
@@ -53,6 +54,7 @@ from mctslab.fast._loop import (
     reindex,
     resolve,
 )
+from mctslab.fast._pages import zeros
 from mctslab.fast._rave import SLOT_BYTES
 
 _DTYPES = (np.int32, np.uint32, np.int32, np.int16, np.int16, np.int16)
@@ -138,15 +140,15 @@ class Tree:
             self.num_children,
             self.num_moves,
             self.move,
-        ) = (np.zeros(capacity, dtype=dtype) for dtype in _DTYPES)
+        ) = (zeros(capacity, dtype) for dtype in _DTYPES)
         self.return_steps = return_steps
         # How many visits the most visited node has over the root: 0 but in a
         # copied subtree, whose nodes may have gathered visits through paths
         # that pass its root by (transpositions). No iteration raises it.
         self.lead = 0
-        self.proven = np.zeros(capacity if solver else 0, dtype=np.int8)
-        self.squares = np.zeros(capacity if tuned else 0, dtype=np.float64)
-        self.hashes = np.zeros(capacity if hashed else 0, dtype=np.int64)
+        self.proven = zeros(capacity if solver else 0, np.int8)
+        self.squares = zeros(capacity if tuned else 0, np.float64)
+        self.hashes = zeros(capacity if hashed else 0, np.int64)
         if not hashed:
             table_size = 1
         elif table_size == 0:
@@ -154,7 +156,7 @@ class Tree:
             table_size = FIRST_TABLE
             while table_size > 2 * max(capacity, 1):
                 table_size //= 2
-        self.table = np.zeros(table_size, dtype=np.int32)
+        self.table = zeros(table_size, np.int32)
         self.counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
         self.counters[USED] = 1
         self.counters[NODES] = 1
@@ -248,7 +250,7 @@ class Tree:
         while self.table.shape[0] != size:
             try:
                 self.table = np.zeros(0, dtype=np.int32)
-                table = np.zeros(size, dtype=np.int32)
+                table = zeros(size, np.int32)
                 reindex(self.hashes, self.first_child, self.counters[USED], table)
                 self.table = table
             except KeyboardInterrupt:
