@@ -139,6 +139,13 @@ def error(message: str) -> None:
     error_console.print(Text("Error:", style="bold red"), message, soft_wrap=True)
 
 
+def interrupted(message: str = "Interrupted.") -> NoReturn:
+    """End the command after Ctrl-C: ``message`` on stderr and exit status 130, as a shell
+    gives a program that SIGINT ended."""
+    error_console.print(message, soft_wrap=True)
+    raise typer.Exit(130) from None
+
+
 def fail(message: str) -> NoReturn:
     """Print ``message`` as an error and exit with status 2."""
     error(message)
@@ -259,14 +266,13 @@ def compile_engine() -> None:
     message = "Compiling the search engine (first run only, cached after)..."
     if not error_console.is_terminal:
         error_console.print(message)
-    with noticing_ctrl_c() as interrupted:
+    with noticing_ctrl_c() as pressed:
         try:
             with error_console.status(message):
                 fast.warm_up()
         except (KeyboardInterrupt, RuntimeError):
             # numba may turn the interruption into a RuntimeError of its own ("no compiled
             # object yet"), deep in a traceback that says nothing to the user.
-            if not interrupted():
+            if not pressed():
                 raise
-            error_console.print("Interrupted.")
-            raise typer.Exit(130) from None
+            interrupted()

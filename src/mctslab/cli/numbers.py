@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args
 import typer
 from rich.table import Table
 
+from mctslab._interrupt import noticing_ctrl_c
 from mctslab.cli import _options as opt
+from mctslab.cli._thinking import Thinking
 from mctslab.core.config import COINFLIP_C, Budget, TreePolicy
 from mctslab.core.result import SearchResult
 
@@ -79,18 +81,29 @@ def numbers(
     config = opt.search_config(seed, c, tree_policy=policy, bandit="ucb1")
     player = opt.mcts_player(engine, config, Budget(iterations=num_sims), 1)
     report: list[dict[str, Any]] = []
-    try:
-        for level in range(levels):
-            result = player.engine.search(state, Budget(iterations=max(1, num_sims // (level + 1))))
-            if level == 0 and tree is not None:
-                _draw(player.engine, state, tree, tree_depth, tree_top, num_sims)
-            report.append(_level(level, state, result, as_json))
-            player.observe(result.best_move)
-            state.apply(result.best_move)
-    finally:
-        player.close()
+    # The engines answer Ctrl-C by returning their best move so far; the command stops
+    # anyway, after the levels already decided (before, it went on to the next level).
+    with noticing_ctrl_c() as interrupted:
+        try:
+            for level in range(levels):
+                search_budget = Budget(iterations=max(1, num_sims // (level + 1)))
+                with Thinking(opt.error_console, f"Level {level}", estimate=_mean) as thinking:
+                    result = player.engine.search(state, search_budget, progress=thinking)
+                if interrupted():
+                    break
+                if level == 0 and tree is not None:
+                    _draw(player.engine, state, tree, tree_depth, tree_top, num_sims)
+                report.append(_level(level, state, result, as_json))
+                player.observe(result.best_move)
+                state.apply(result.best_move)
+        except KeyboardInterrupt:
+            pass  # between two searches
+        finally:
+            player.close()
     if as_json:
         print(json.dumps({"levels": report, "final": _describe(state)}, indent=2))
+    if interrupted():
+        opt.interrupted(f"Interrupted at level {len(report)}.")
 
 
 def _new_game(turns: int, goal: int) -> NumbersState:
@@ -100,6 +113,10 @@ def _new_game(turns: int, goal: int) -> NumbersState:
         return make(turns=turns, goal=goal)
     except ValueError as error:
         opt.fail(str(error))
+
+
+def _mean(value: float) -> str:
+    return f"mean reward {value:.4f}"
 
 
 def _describe(state: NumbersState) -> dict[str, Any]:
