@@ -348,6 +348,19 @@ def test_numbers_refuses_a_bad_tree_request(options: list[str], message: str) ->
     assert code == 2 and message in output, output
 
 
+@pytest.mark.parametrize("where", ["folder", "dot_folder"])
+def test_numbers_checks_the_tree_files_before_searching(tmp_path: Path, where: str) -> None:
+    # Before, a tree file that could not be written failed only after the search (which can
+    # be long), and a folder in the picture's place ended in graphviz's traceback.
+    (tmp_path / ("tree.svg" if where == "folder" else "tree.dot")).mkdir()
+    tree = tmp_path / "tree.svg"
+    code, output = run("numbers", "--num-sims", "10", "--engine", "python", "--tree", str(tree))
+    assert code == 2, output
+    written = tree if where == "folder" else tree.with_suffix(".dot")
+    assert f"cannot write the search tree {written}: Is a directory." in output
+    assert "level 0" not in output
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_numbers_prints_children_and_best(tmp_path: Path, engine: str) -> None:
     tree = tmp_path / "tree.svg"

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from mctslab import make
 from mctslab.core import Budget, SearchConfig
 from mctslab.core.tree_view import TreeView
 from mctslab.players import new_engine
-from mctslab.viz.tree import tree_to_dot
+from mctslab.viz.tree import render_tree, tree_to_dot
 
 
 def test_the_root_box_shows_visits_but_no_value() -> None:
@@ -34,3 +37,19 @@ def test_an_engine_without_a_tree_says_why(engine: str) -> None:
     fresh.search(state, Budget(iterations=200))
     with pytest.raises(ValueError, match=r"keeps no search tree \(its config has reuse_tree=False"):
         fresh.tree_view(state)  # type: ignore[attr-defined]
+
+
+def test_a_picture_that_cannot_be_written_raises_oserror_and_leaves_no_litter(
+    tmp_path: Path,
+) -> None:
+    # Before, graphviz's render() raised its CalledProcessError and left "tree.gv" behind.
+    pytest.importorskip("graphviz")
+    if not shutil.which("dot"):
+        pytest.skip("graphviz's dot is not installed")
+    view = TreeView(move=None, visits=1, value=0.0, children=(), expanded=0)
+    (tmp_path / "tree.svg").mkdir()
+    with pytest.raises(OSError):
+        render_tree(view, tmp_path / "tree.svg")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tree.dot", "tree.svg"]
+    assert render_tree(view, tmp_path / "ok.png") == [tmp_path / "ok.dot", tmp_path / "ok.png"]
+    assert (tmp_path / "ok.png").read_bytes().startswith(b"\x89PNG")

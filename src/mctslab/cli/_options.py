@@ -7,6 +7,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -150,6 +151,36 @@ def fail(message: str) -> NoReturn:
     """Print ``message`` as an error and exit with status 2."""
     error(message)
     raise typer.Exit(2)
+
+
+def check_writable(path: Path, what: str) -> None:
+    """Refuse ``path`` if ``what`` could not be written there, before the work that makes it.
+
+    The file is opened for appending; a file that this made is removed again,
+    so a command stopped before it writes (an interrupted first compile)
+    leaves no empty file behind.
+    """
+    existed = path.exists()
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as error:
+        fail(cannot_write(what, path, error))
+
+
+def cannot_write(what: str, path: Path, error: OSError) -> str:
+    """The message for ``what`` that could not be written to ``path``: a file where a folder
+    should be is named, since making the folders says only "File exists" (or "Not a
+    directory")."""
+    why = error.strerror or str(error)
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                why = f"{folder} is a file, not a folder"
+            break
+    return f"cannot write {what} {path}: {why}."
 
 
 def new_state(

@@ -73,6 +73,9 @@ def numbers(
             opt.fail(f"--tree {tree}: the file name must end in {', '.join(TREE_SUFFIXES)}.")
         if not tree.parent.is_dir():
             opt.fail(f"--tree {tree}: there is no folder {tree.parent}.")
+        # Checked before the search, which can be long: after it, a traceback lost it.
+        for drawn in dict.fromkeys((tree.with_suffix(".dot"), tree)):
+            opt.check_writable(drawn, "the search tree")
     state = _new_game(turns, goal)
     if levels > turns:
         opt.fail(f"--levels {levels} is more than the {turns} turns of the game.")
