@@ -39,7 +39,8 @@ def countdown(
     # The engines answer Ctrl-C by returning their best move so far; the command stops
     # anyway, with the starts already checked (before, it went on to the next start).
     # Progress goes to stderr, which stays the terminal when the table is redirected.
-    progress = Progress(console=opt.error_console, disable=as_json)
+    shown = opt.error_console.is_terminal and not as_json
+    progress = Progress(console=opt.error_console, disable=not shown, transient=True)
     with noticing_ctrl_c() as interrupted, progress:
         try:
             for start in progress.track(range(1, max_start + 1), description="searching"):
@@ -71,8 +72,10 @@ def countdown(
 
 
 def _print_table(rows: list[dict[str, Any]], iterations: int) -> None:
+    # A line of its own rather than the table's title, which rich centres with spaces.
     simulations = opt.counted(iterations, "simulation")
-    table = Table(title=f"countdown: the AI's move from each start ({simulations})")
+    opt.console.print(f"countdown: the AI's move from each start ({simulations})", soft_wrap=True)
+    table = Table()
     for column in ("start", "AI says", "win rate", "winning moves", "correct"):
         table.add_column(column, justify="right")
     for row in rows:

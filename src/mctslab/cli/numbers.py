@@ -153,13 +153,15 @@ def _level(level: int, state: NumbersState, result: SearchResult, quiet: bool) -
         "best": {**_describe(best), "move": result.best_notation},
     }
     if not quiet:
-        table = Table(
-            title=f"level {level}: {opt.counted(len(children), 'child', 'children')}, "
+        # A line of its own rather than the table's title, which rich pads with spaces.
+        opt.console.print(
+            f"level {level}: {opt.counted(len(children), 'child', 'children')}, "
             f"{opt.counted(result.simulations, 'simulation')}"
             # The tree's exact reward sums count up to a cap (docs/decisions.md).
             + (" (stopped at the tree's visit cap)" if result.stopped_by == "visits" else ""),
-            title_justify="left",
+            soft_wrap=True,
         )
+        table = Table()
         for column in ("child", "move", "value", "moves", "visits", "mean reward"):
             table.add_column(column, justify="left" if column == "moves" else "right")
         for index, info in enumerate(children):
@@ -168,7 +170,7 @@ def _level(level: int, state: NumbersState, result: SearchResult, quiet: bool) -
                 info["move"],
                 str(info["value"]),
                 " ".join(f"{amount:+d}" for amount in info["moves"]),
-                str(info["visits"]),
+                f"{info['visits']:,}",
                 f"{info['mean']:.4f}",
             )
         opt.console.print(table)
@@ -183,8 +185,9 @@ def _draw(engine: Any, state: NumbersState, path: Path, depth: int, top: int, si
     from mctslab.viz.tree import render_tree
 
     view = engine.tree_view(state, max_depth=depth, top_k=top)
+    title = f"numbers game, level 0, {opt.counted(sims, 'simulation')}"
     try:
-        written = render_tree(view, path, title=f"numbers game, level 0, {sims} simulations")
+        written = render_tree(view, path, title=title)
     except (RuntimeError, OSError) as error:
         opt.fail(f"cannot draw the tree to {path}: {error}")
     opt.error_console.print(
