@@ -190,6 +190,17 @@ def test_bad_options_are_refused() -> None:
         Options(repeats=0)
 
 
+def test_an_out_file_that_cannot_be_written_is_refused_before_the_run(tmp_path: Path) -> None:
+    # Before, it was found after the run, whose results a traceback then lost.
+    result = runner.invoke(
+        app, ["bench", "--quick", "--repeats", "1", "--games", "tictactoe", "--parts", "startup",
+              "--out", str(tmp_path)],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert f"cannot write the results {tmp_path}: Is a directory." in result.output
+    assert "startup" not in result.output  # no step of the run was reported
+
+
 def test_counts_shrink_for_quick_runs() -> None:
     quick = GAMES["gomoku15"].counts.quick()
     assert quick.compiled == GAMES["gomoku15"].counts.compiled // 100

@@ -351,6 +351,19 @@ def test_numbers_refuses_a_bad_tree_request(options: list[str], message: str) ->
     assert code == 2 and message in output, output
 
 
+@pytest.mark.parametrize("where", ["folder", "dot_folder"])
+def test_numbers_checks_the_tree_files_before_searching(tmp_path: Path, where: str) -> None:
+    # Before, a tree file that could not be written failed only after the search (which can
+    # be long), and a folder in the picture's place ended in graphviz's traceback.
+    (tmp_path / ("tree.svg" if where == "folder" else "tree.dot")).mkdir()
+    tree = tmp_path / "tree.svg"
+    code, output = run("numbers", "--num-sims", "10", "--engine", "python", "--tree", str(tree))
+    assert code == 2, output
+    written = tree if where == "folder" else tree.with_suffix(".dot")
+    assert f"cannot write the search tree {written}: Is a directory." in output
+    assert "level 0" not in output
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_numbers_prints_children_and_best(tmp_path: Path, engine: str) -> None:
     tree = tmp_path / "tree.svg"
@@ -366,6 +379,54 @@ def test_numbers_prints_children_and_best(tmp_path: Path, engine: str) -> None:
     assert dot.read_text().count("visits") >= 5
     if shutil.which("dot"):
         assert tree.exists() and "<svg" in tree.read_text()
+
+
+def test_ctrl_c_stops_numbers_after_the_levels_decided(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The engine answers Ctrl-C by returning its best move so far; before, the command then
+    # went on to the next level with a fresh budget, so a long run could not be stopped.
+    searches: list[object] = []
+
+    def ctrl_c_in_level_1(self: Thinking, result: object) -> None:
+        searches.append(result)
+        if "Level 1" in self._who and not any(isinstance(s, str) for s in searches):
+            searches.append("interrupted")
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(Thinking, "__call__", ctrl_c_in_level_1)
+    code, output = run(
+        "numbers", "--num-sims", "40000", "--levels", "3", "--engine", "python", "--seed", "1"
+    )
+    assert "interrupted" in searches, output
+    assert code == 130, output
+    assert "level 0: 4 children, 40,000 simulations" in output and "level 1:" not in output
+    assert output.splitlines()[-1] == "Interrupted at level 1."
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_stops_countdown_with_the_starts_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mctslab.players.mcts import MCTSPlayer
+
+    analyse = MCTSPlayer.analyse
+    calls: list[int] = []
+
+    def ctrl_c_in_the_second_search(self: MCTSPlayer, state: State, **options: Any) -> Any:
+        calls.append(1)
+
+        def progress(result: object) -> None:
+            if len(calls) == 2:
+                calls.append(2)
+                os.kill(os.getpid(), signal.SIGINT)
+
+        return analyse(self, state, progress=progress)
+
+    monkeypatch.setattr(MCTSPlayer, "analyse", ctrl_c_in_the_second_search)
+    code, output = run(
+        "countdown", "--max", "8", "--iterations", "100000", "--engine", "python", "--seed", "1"
+    )
+    assert code == 130, output
+    assert len(calls) == 3  # two searches, the second one interrupted
+    assert "1 of 1 starts right." in output
+    assert output.splitlines()[-1] == "Interrupted: 1 of 8 starts checked."
 
 
 @pytest.mark.parametrize("given", [(), ("--moves", "b2 a1")])

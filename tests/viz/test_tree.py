@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import weakref
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +13,7 @@ from mctslab.core import Budget, SearchConfig
 from mctslab.core.tree_view import TreeView
 from mctslab.fast import FastMCTS
 from mctslab.players import new_engine
-from mctslab.viz.tree import tree_to_dot
+from mctslab.viz.tree import render_tree, tree_to_dot
 from tests.conftest import garbage_collector_off
 
 
@@ -55,3 +57,19 @@ def test_a_drawn_tree_is_freed_as_soon_as_the_engine_lets_it_go() -> None:
         del tree
         engine.reset()
         assert visits() is None
+
+
+def test_a_picture_that_cannot_be_written_raises_oserror_and_leaves_no_litter(
+    tmp_path: Path,
+) -> None:
+    # Before, graphviz's render() raised its CalledProcessError and left "tree.gv" behind.
+    pytest.importorskip("graphviz")
+    if not shutil.which("dot"):
+        pytest.skip("graphviz's dot is not installed")
+    view = TreeView(move=None, visits=1, value=0.0, children=(), expanded=0)
+    (tmp_path / "tree.svg").mkdir()
+    with pytest.raises(OSError):
+        render_tree(view, tmp_path / "tree.svg")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tree.dot", "tree.svg"]
+    assert render_tree(view, tmp_path / "ok.png") == [tmp_path / "ok.dot", tmp_path / "ok.png"]
+    assert (tmp_path / "ok.png").read_bytes().startswith(b"\x89PNG")

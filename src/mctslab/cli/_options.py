@@ -7,6 +7,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -139,10 +140,47 @@ def error(message: str) -> None:
     error_console.print(Text("Error:", style="bold red"), message, soft_wrap=True)
 
 
+def interrupted(message: str = "Interrupted.") -> NoReturn:
+    """End the command after Ctrl-C: ``message`` on stderr and exit status 130, as a shell
+    gives a program that SIGINT ended."""
+    error_console.print(message, soft_wrap=True)
+    raise typer.Exit(130) from None
+
+
 def fail(message: str) -> NoReturn:
     """Print ``message`` as an error and exit with status 2."""
     error(message)
     raise typer.Exit(2)
+
+
+def check_writable(path: Path, what: str) -> None:
+    """Refuse ``path`` if ``what`` could not be written there, before the work that makes it.
+
+    The file is opened for appending; a file that this made is removed again,
+    so a command stopped before it writes (an interrupted first compile)
+    leaves no empty file behind.
+    """
+    existed = path.exists()
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as error:
+        fail(cannot_write(what, path, error))
+
+
+def cannot_write(what: str, path: Path, error: OSError) -> str:
+    """The message for ``what`` that could not be written to ``path``: a file where a folder
+    should be is named, since making the folders says only "File exists" (or "Not a
+    directory")."""
+    why = error.strerror or str(error)
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                why = f"{folder} is a file, not a folder"
+            break
+    return f"cannot write {what} {path}: {why}."
 
 
 def new_state(
@@ -259,14 +297,13 @@ def compile_engine() -> None:
     message = "Compiling the search engine (first run only, cached after)..."
     if not error_console.is_terminal:
         error_console.print(message)
-    with noticing_ctrl_c() as interrupted:
+    with noticing_ctrl_c() as pressed:
         try:
             with error_console.status(message):
                 fast.warm_up()
         except (KeyboardInterrupt, RuntimeError):
             # numba may turn the interruption into a RuntimeError of its own ("no compiled
             # object yet"), deep in a traceback that says nothing to the user.
-            if not interrupted():
+            if not pressed():
                 raise
-            error_console.print("Interrupted.")
-            raise typer.Exit(130) from None
+            interrupted()

@@ -60,19 +60,13 @@ def read(path: Path) -> GameRecord:
 def check_writable(path: Path) -> None:
     """Refuse a record path that :func:`write` could not write, before the game is played.
 
-    Its folder is made, as ``write`` would, and the file opened for appending;
-    a file that this made is removed again, so a game stopped before it is
-    saved (an interrupted first compile) leaves no empty file behind.
+    Its folder is made, as ``write`` would (see :func:`~mctslab.cli._options.check_writable`).
     """
-    existed = path.exists()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8"):
-            pass
-        if not existed:
-            path.unlink()
     except OSError as error:
         opt.fail(cannot_write(path, error))
+    opt.check_writable(path, "the game record")
 
 
 def save(path: Path, start: State, moves: Sequence[int], tags: Mapping[str, str]) -> None:
@@ -93,15 +87,4 @@ def write(path: Path, start: State, moves: Sequence[int], tags: Mapping[str, str
 
 def cannot_write(path: Path, error: OSError) -> str:
     """The message for a record ``path`` that could not be written."""
-    return f"cannot write the game record {path}: {_why(path, error)}."
-
-
-def _why(path: Path, error: OSError) -> str:
-    """Why ``path`` cannot be written: a file where a folder should be is named, since
-    making the folders says only "File exists" (or "Not a directory")."""
-    for folder in path.parents:
-        if folder.exists():
-            if not folder.is_dir():
-                return f"{folder} is a file, not a folder"
-            break
-    return error.strerror or str(error)
+    return opt.cannot_write("the game record", path, error)

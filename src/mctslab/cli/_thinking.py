@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from types import TracebackType
 
@@ -11,10 +12,21 @@ from mctslab.core.result import SearchResult
 
 
 class Thinking(AbstractContextManager["Thinking"]):
-    """A status line updated from the engine's ``progress`` callback."""
+    """A status line updated from the engine's ``progress`` callback.
 
-    def __init__(self, console: Console, who: str) -> None:
+    ``estimate`` words the best move's value: a win rate by default, the mean
+    reward for a single-player game.
+    """
+
+    def __init__(
+        self,
+        console: Console,
+        who: str,
+        *,
+        estimate: Callable[[float], str] = lambda value: f"{value:.0%}",
+    ) -> None:
         self._who = who
+        self._estimate = estimate
         self._status = console.status(f"{who} is thinking...", spinner="dots")
 
     def __enter__(self) -> Thinking:
@@ -32,6 +44,6 @@ class Thinking(AbstractContextManager["Thinking"]):
     def __call__(self, result: SearchResult) -> None:
         self._status.update(
             f"{self._who} is thinking... {result.simulations:,} simulations, "
-            f"best so far {result.best_notation} ({result.value:.0%}), "
+            f"best so far {result.best_notation} ({self._estimate(result.value)}), "
             f"{result.sims_per_second:,.0f}/s"
         )

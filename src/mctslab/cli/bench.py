@@ -46,6 +46,9 @@ def bench(
         )
     except ValueError as error:
         opt.fail(str(error))
+    if out is not None:
+        # Checked before the run, which takes minutes: after it, a traceback lost the results.
+        opt.check_writable(out, "the results")
     command = " ".join(
         ["mctslab", "bench", *options.arguments()]
         + (["--out", str(out)] if out is not None else [])

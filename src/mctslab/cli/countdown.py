@@ -6,10 +6,11 @@ import json
 from typing import Annotated, Any
 
 import typer
-from rich.progress import track
+from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
+from mctslab._interrupt import noticing_ctrl_c
 from mctslab.cli import _options as opt
 
 
@@ -35,30 +36,46 @@ def countdown(
     truth = solve(max_start)
     player = opt.mcts_player(engine, opt.search_config(seed, c), search_budget, 1)
     rows: list[dict[str, Any]] = []
-    try:
-        starts = range(1, max_start + 1)
-        # Progress goes to stderr, which stays the terminal when the table is redirected.
-        shown = track(starts, description="searching", console=opt.error_console)
-        for start in starts if as_json else shown:
-            player.reset()
-            result = player.analyse(make(start=start))
-            solution = truth[start]
-            correct = result.best_move in solution.winning_moves or not solution.wins
-            rows.append(
-                {
-                    "start": start,
-                    "best_move": int(result.best_notation),
-                    "win_rate": result.value,
-                    "correct": correct,
-                    "winning_moves": sorted(m + 1 for m in solution.winning_moves),
-                }
-            )
-    finally:
-        player.close()
+    # The engines answer Ctrl-C by returning their best move so far; the command stops
+    # anyway, with the starts already checked (before, it went on to the next start).
+    # Progress goes to stderr, which stays the terminal when the table is redirected.
+    shown = opt.error_console.is_terminal and not as_json
+    progress = Progress(console=opt.error_console, disable=not shown, transient=True)
+    with noticing_ctrl_c() as interrupted, progress:
+        try:
+            for start in progress.track(range(1, max_start + 1), description="searching"):
+                player.reset()
+                result = player.analyse(make(start=start))
+                if interrupted():
+                    break
+                solution = truth[start]
+                correct = result.best_move in solution.winning_moves or not solution.wins
+                rows.append(
+                    {
+                        "start": start,
+                        "best_move": int(result.best_notation),
+                        "win_rate": result.value,
+                        "correct": correct,
+                        "winning_moves": sorted(m + 1 for m in solution.winning_moves),
+                    }
+                )
+        except KeyboardInterrupt:
+            pass  # between two searches
+        finally:
+            player.close()
     if as_json:
         print(json.dumps(rows, indent=2))
-        return
-    table = Table(title=f"countdown: the AI's move from each start ({iterations:,} simulations)")
+    else:
+        _print_table(rows, iterations)
+    if interrupted():
+        opt.interrupted(f"Interrupted: {len(rows)} of {max_start} starts checked.")
+
+
+def _print_table(rows: list[dict[str, Any]], iterations: int) -> None:
+    # A line of its own rather than the table's title, which rich centres with spaces.
+    simulations = opt.counted(iterations, "simulation")
+    opt.console.print(f"countdown: the AI's move from each start ({simulations})", soft_wrap=True)
+    table = Table()
     for column in ("start", "AI says", "win rate", "winning moves", "correct"):
         table.add_column(column, justify="right")
     for row in rows:

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args
 import typer
 from rich.table import Table
 
+from mctslab._interrupt import noticing_ctrl_c
 from mctslab.cli import _options as opt
+from mctslab.cli._thinking import Thinking
 from mctslab.core.config import COINFLIP_C, Budget, TreePolicy
 from mctslab.core.result import SearchResult
 
@@ -71,6 +73,9 @@ def numbers(
             opt.fail(f"--tree {tree}: the file name must end in {', '.join(TREE_SUFFIXES)}.")
         if not tree.parent.is_dir():
             opt.fail(f"--tree {tree}: there is no folder {tree.parent}.")
+        # Checked before the search, which can be long: after it, a traceback lost it.
+        for drawn in dict.fromkeys((tree.with_suffix(".dot"), tree)):
+            opt.check_writable(drawn, "the search tree")
     state = _new_game(turns, goal)
     if levels > turns:
         opt.fail(f"--levels {levels} is more than the {turns} turns of the game.")
@@ -79,18 +84,29 @@ def numbers(
     config = opt.search_config(seed, c, tree_policy=policy, bandit="ucb1")
     player = opt.mcts_player(engine, config, Budget(iterations=num_sims), 1)
     report: list[dict[str, Any]] = []
-    try:
-        for level in range(levels):
-            result = player.engine.search(state, Budget(iterations=max(1, num_sims // (level + 1))))
-            if level == 0 and tree is not None:
-                _draw(player.engine, state, tree, tree_depth, tree_top, num_sims)
-            report.append(_level(level, state, result, as_json))
-            player.observe(result.best_move)
-            state.apply(result.best_move)
-    finally:
-        player.close()
+    # The engines answer Ctrl-C by returning their best move so far; the command stops
+    # anyway, after the levels already decided (before, it went on to the next level).
+    with noticing_ctrl_c() as interrupted:
+        try:
+            for level in range(levels):
+                search_budget = Budget(iterations=max(1, num_sims // (level + 1)))
+                with Thinking(opt.error_console, f"Level {level}", estimate=_mean) as thinking:
+                    result = player.engine.search(state, search_budget, progress=thinking)
+                if interrupted():
+                    break
+                if level == 0 and tree is not None:
+                    _draw(player.engine, state, tree, tree_depth, tree_top, num_sims)
+                report.append(_level(level, state, result, as_json))
+                player.observe(result.best_move)
+                state.apply(result.best_move)
+        except KeyboardInterrupt:
+            pass  # between two searches
+        finally:
+            player.close()
     if as_json:
         print(json.dumps({"levels": report, "final": _describe(state)}, indent=2))
+    if interrupted():
+        opt.interrupted(f"Interrupted at level {len(report)}.")
 
 
 def _new_game(turns: int, goal: int) -> NumbersState:
@@ -100,6 +116,10 @@ def _new_game(turns: int, goal: int) -> NumbersState:
         return make(turns=turns, goal=goal)
     except ValueError as error:
         opt.fail(str(error))
+
+
+def _mean(value: float) -> str:
+    return f"mean reward {value:.4f}"
 
 
 def _describe(state: NumbersState) -> dict[str, Any]:
@@ -133,13 +153,15 @@ def _level(level: int, state: NumbersState, result: SearchResult, quiet: bool) -
         "best": {**_describe(best), "move": result.best_notation},
     }
     if not quiet:
-        table = Table(
-            title=f"level {level}: {opt.counted(len(children), 'child', 'children')}, "
+        # A line of its own rather than the table's title, which rich pads with spaces.
+        opt.console.print(
+            f"level {level}: {opt.counted(len(children), 'child', 'children')}, "
             f"{opt.counted(result.simulations, 'simulation')}"
             # The tree's exact reward sums count up to a cap (docs/decisions.md).
             + (" (stopped at the tree's visit cap)" if result.stopped_by == "visits" else ""),
-            title_justify="left",
+            soft_wrap=True,
         )
+        table = Table()
         for column in ("child", "move", "value", "moves", "visits", "mean reward"):
             table.add_column(column, justify="left" if column == "moves" else "right")
         for index, info in enumerate(children):
@@ -148,7 +170,7 @@ def _level(level: int, state: NumbersState, result: SearchResult, quiet: bool) -
                 info["move"],
                 str(info["value"]),
                 " ".join(f"{amount:+d}" for amount in info["moves"]),
-                str(info["visits"]),
+                f"{info['visits']:,}",
                 f"{info['mean']:.4f}",
             )
         opt.console.print(table)
@@ -163,8 +185,9 @@ def _draw(engine: Any, state: NumbersState, path: Path, depth: int, top: int, si
     from mctslab.viz.tree import render_tree
 
     view = engine.tree_view(state, max_depth=depth, top_k=top)
+    title = f"numbers game, level 0, {opt.counted(sims, 'simulation')}"
     try:
-        written = render_tree(view, path, title=f"numbers game, level 0, {sims} simulations")
+        written = render_tree(view, path, title=title)
     except (RuntimeError, OSError) as error:
         opt.fail(f"cannot draw the tree to {path}: {error}")
     opt.error_console.print(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 from mctslab.core.tree_view import TreeView
@@ -55,7 +56,8 @@ def render_tree(view: TreeView, path: str | Path, *, title: str = "") -> list[Pa
     The DOT source is always written (``path`` with suffix ``.dot``); when the
     suffix asks for ``.svg``/``.png``/``.pdf`` and graphviz's ``dot`` program is
     installed, that picture is written too. Without ``dot`` only the DOT file is
-    written, and the caller is told by the returned list.
+    written, and the caller is told by the returned list. A file that cannot be
+    written raises OSError; ``dot`` failing raises RuntimeError with its message.
     """
     target = Path(path)
     source = tree_to_dot(view, title=title)
@@ -66,8 +68,13 @@ def render_tree(view: TreeView, path: str | Path, *, title: str = "") -> list[Pa
     if image_format in {"svg", "png", "pdf"} and shutil.which("dot"):
         import graphviz
 
-        graphviz.Source(source).render(
-            outfile=target, format=image_format, cleanup=True, quiet=True
-        )
+        # Piped, so that graphviz leaves no intermediate source file beside the picture
+        # (render() left one where it could not write the picture).
+        try:
+            picture = graphviz.Source(source).pipe(format=image_format, quiet=True)
+        except subprocess.CalledProcessError as error:
+            message = error.stderr.decode(errors="replace") if error.stderr else str(error)
+            raise RuntimeError(f"graphviz's dot failed: {message.strip()}") from error
+        target.write_bytes(picture)
         written.append(target)
     return written
