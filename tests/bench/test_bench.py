@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
-from mctslab.benchmark import GAMES, Options, _run, goals, markdown
+from mctslab.benchmark import GAMES, Options, _run, goals, markdown, rich_tables
 from mctslab.benchmark import _measure as measure
 from mctslab.benchmark._startup import cold_and_warm
 from mctslab.cli import app
@@ -217,3 +219,26 @@ def test_markdown_file_is_written(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "simulations per second" in result.output  # the rich tables
     assert out.read_text().startswith("# mctslab benchmark results")
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_the_tables_keep_every_figure_whole(
+    report: dict[str, Any], monkeypatch: pytest.MonkeyPatch, terminal: bool
+) -> None:
+    # Before, at rich's 80 columns (a pipe's, or a terminal's) the figures were cut to fit:
+    # "2,941,1…". A pipe now gets each table at its own width; a narrow terminal folds
+    # the cells onto more lines.
+    from mctslab.benchmark._report import tables
+    from mctslab.cli import _options as opt
+    from mctslab.cli.bench import _show
+
+    screen = io.StringIO()
+    console = Console(file=screen, width=60, force_terminal=terminal, color_system=None)
+    monkeypatch.setattr(opt, "console", console)
+    for table in rich_tables(report):
+        _show(table)
+    shown = screen.getvalue()
+    assert "…" not in shown
+    if not terminal:
+        cells = {cell for data in tables(report) for row in data.rows for cell in row}
+        assert all(cell in shown for cell in cells)

@@ -366,12 +366,13 @@ def _verdict(met: bool | None) -> str:
 
 # -- rendering ----------------------------------------------------------------------------
 def rich_tables(report: dict[str, Any]) -> list[Table]:
-    """The tables for a terminal."""
+    """The tables for a terminal; in one too narrow for a table, its cells are folded
+    onto more lines rather than cut short, so that no digit is lost."""
     rendered = []
     for data in tables(report):
         table = Table(title=data.title, caption=data.note or None)
         for index, column in enumerate(data.columns):
-            table.add_column(column, justify="left" if index < 2 else "right")
+            table.add_column(column, justify="left" if index < 2 else "right", overflow="fold")
         for row in data.rows:
             table.add_row(*row)
         rendered.append(table)

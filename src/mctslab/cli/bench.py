@@ -7,11 +7,16 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
+from rich.measure import Measurement
+from rich.table import Table
 
 from mctslab.cli import _options as opt
 
 _GAME_KEYS = "tictactoe, connect4, othello, gomoku15, gomoku8"
 _PART_NAMES = "speed, profile, workers, memory, startup"
+#: Wider than any table of the report, to measure its natural width.
+_UNBOUNDED = 10_000
 
 
 def bench(
@@ -66,7 +71,7 @@ def bench(
         print(json.dumps(report, indent=2))
     else:
         for table in rich_tables(report):
-            opt.console.print(table)
+            _show(table)
     if not report["options"]["openspiel"]:
         opt.error_console.print(
             "OpenSpiel is not installed, so the peer's columns and the goals measured "
@@ -76,6 +81,23 @@ def bench(
         opt.error(f"the {part} measurement failed: {message}")
     if report["errors"]:
         raise typer.Exit(1)
+
+
+def _show(table: Table) -> None:
+    """Print ``table`` whole: at its own width to a pipe or a file, which have none (at
+    rich's 80 columns its numbers were cut to '2,941,1…'); a terminal narrower than
+    it folds the cells (see :func:`mctslab.benchmark.rich_tables`)."""
+    console = opt.console
+    if not console.is_terminal:
+        unbounded = console.options.update_width(_UNBOUNDED)
+        console = Console(
+            file=console.file,
+            width=Measurement.get(console, unbounded, table).maximum,
+            highlight=False,
+            markup=False,
+            emoji=False,
+        )
+    console.print(table)
 
 
 def _split(values: list[str]) -> tuple[str, ...]:
