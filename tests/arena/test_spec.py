@@ -14,6 +14,7 @@ from mctslab.games import make
 from mctslab.players.human import HumanPlayer
 from mctslab.players.mcts import MCTSPlayer
 from mctslab.protocols._process import MOVE_GRACE
+from tests.conftest import OTHELLO_WHITE_MUST_PASS
 
 
 def test_mcts_spec_reads_search_and_budget_options() -> None:
@@ -200,6 +201,20 @@ def test_human_player_asks_until_a_legal_move() -> None:
     assert player.choose(state) == state.parse_move("a1")
     assert any("not a move" in line for line in shown)
     assert any("not legal" in line for line in shown)
+
+
+def test_human_player_has_a_forced_pass_played_and_said() -> None:
+    # Before, the person was asked, and a placement got "legal moves: pass".
+    def read(prompt: str) -> str:
+        raise AssertionError(f"asked {prompt!r} at a forced pass")
+
+    state = make("othello")
+    for move in OTHELLO_WHITE_MUST_PASS.split():
+        state.play(move)
+    shown: list[str] = []
+    move = HumanPlayer(read=read, write=shown.append).choose(state)
+    assert state.move_to_str(move) == "pass"
+    assert shown[-1] == "White (you) has no legal move and passes."
 
 
 @pytest.mark.parametrize("answer", ["quit", EOFError])

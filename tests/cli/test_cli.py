@@ -27,7 +27,7 @@ from mctslab.games import State, make
 from mctslab.games.countdown import solve
 from mctslab.players.random_player import RandomPlayer
 from mctslab.records import load_record
-from tests.conftest import load_data
+from tests.conftest import OTHELLO_WHITE_MUST_PASS, load_data
 from tests.protocols.helpers import scripted
 
 runner = CliRunner()
@@ -481,7 +481,9 @@ def test_save_and_resign_at_the_prompt(tmp_path: Path, monkeypatch: pytest.Monke
     assert code == 0, output
     text = " ".join(output.split())
     assert "save [FILE] (the game so far), resign, quit" in text
-    assert f"cannot write the game record {tmp_path / 'afile' / 'x.txt'}: " in text
+    # A line that names a file is one line, however long the path (the terminal wraps it).
+    assert f"cannot write the game record {tmp_path / 'afile' / 'x.txt'}: " in output
+    assert f"Game record saved to {tmp_path / 'later' / 'mid.txt'}." in output
     assert "You resign." in text and "Game stopped." not in text
     assert "O (the AI) wins (X resigned) after 2 moves." in text
     # "save" with no file wrote to --save's file mid-game; the end wrote it again.
@@ -565,13 +567,6 @@ def test_ctrl_c_while_the_ai_thinks_stops_the_game(
     assert "Game stopped." in output and "Result: unfinished after 0 moves." in output
     assert "Game record saved to" in output and load_record(saved.read_text()).moves == ()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-
-
-#: An Othello game where White, to move, has no placement and must pass.
-OTHELLO_WHITE_MUST_PASS = (
-    "e6 d6 c3 f6 c7 f3 g6 d3 c4 c6 c5 b3 c2 b4 a3 c8 b6 c1 d1 e1 d8 a4 e3 d2 g3 h3 g2 f7 g8 "
-    "d7 a5 h1 b5 a6 a7 h6 e8 b7 e2 f4 g4 f8 g7 f2 f5 h5 e7 g5 h4 b2 b8 h7 g1 h2 a8 f1 a2"
-)
 
 
 def test_a_forced_pass_is_played_for_the_person_and_said_once(

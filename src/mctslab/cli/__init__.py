@@ -31,7 +31,8 @@ app.command()(bench.bench)
 
 
 def main() -> None:
-    """Entry point of the ``mctslab`` console script."""
+    """Entry point of the ``mctslab`` console script; it ends the process (the collector
+    is frozen on the way out), so it is not for calling from a program that goes on."""
     try:
         app()
     except EngineError as error:  # an external engine would not start, died or broke its protocol

@@ -82,7 +82,7 @@ def write(path: Path, start: State, moves: Sequence[int], tags: Mapping[str, str
         save(path, start, moves, tags)
     except OSError as error:
         opt.fail(cannot_write(path, error))
-    opt.console.print(f"Game record saved to {path}.")
+    opt.console.print(f"Game record saved to {path}.", soft_wrap=True)
 
 
 def cannot_write(path: Path, error: OSError) -> str:

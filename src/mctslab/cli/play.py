@@ -377,9 +377,9 @@ class _Game:
         try:
             _records.save(path, self.initial, self.moves, self.tags())
         except OSError as error:  # the game goes on; the person may name another file
-            opt.console.print(Text(_records.cannot_write(path, error), style="red"))
+            opt.console.print(Text(_records.cannot_write(path, error), style="red"), soft_wrap=True)
             return
-        opt.console.print(f"Game record saved to {path}.")
+        opt.console.print(f"Game record saved to {path}.", soft_wrap=True)
 
     def _asks_person(self, state: State) -> bool:
         """Whether the person is asked for a move in ``state`` (a forced pass is played)."""

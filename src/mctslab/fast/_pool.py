@@ -179,7 +179,8 @@ class WorkerPool:
         self._broadcast(("reset",))
 
     def close(self) -> None:
-        """Stop the worker processes."""
+        """Stop the worker processes (terminated: a search in flight on another thread
+        fails with WorkerError, so close after it)."""
         self._finalizer()
 
     # -- helpers -------------------------------------------------------------------

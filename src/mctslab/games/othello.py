@@ -317,7 +317,8 @@ class OthelloState(State):
     def notation_help(self) -> str:
         placement = "column a-h then row 1-8 counted from the top, e.g. f5"
         # A pass is legal only when forced, so it is named only where it is the move: a
-        # person with a placement to choose (all `mctslab play` asks for) never types it.
+        # person is asked only for placements (`mctslab play` and the arena's human player
+        # play a forced pass themselves), so never types it.
         if PASS in self.legal_moves():
             return f'{placement}; "pass", the only legal move here'
         return placement

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 
 from mctslab.games._base import State
+from mctslab.records import must_pass
 
 QUIT_WORDS = frozenset({"quit", "exit", "q"})
 
@@ -16,6 +18,8 @@ class HumanPlayer:
     a test (or another front end) can drive the player. Typing ``quit``, or
     closing the input, raises KeyboardInterrupt: the arena treats it as an
     interruption, so the finished games are kept and the run can be resumed.
+    A forced pass (Othello) is played for the person and said, as in
+    ``mctslab play``. The board fits the terminal's width (compact if need be).
     """
 
     name = "human"
@@ -35,8 +39,12 @@ class HumanPlayer:
         )
 
     def choose(self, state: State) -> int:
-        self._write(str(state))
+        self._write(state.render(width=shutil.get_terminal_size().columns))
         who = state.spec.player_names[state.current_player]
+        if must_pass(state):
+            # Asking would make the person guess "pass": the greeting's help leaves it out.
+            self._write(f"{who} (you) has no legal move and passes.")
+            return state.legal_moves()[0]
         while True:
             try:
                 text = self._read(f"{who} (you) to move: ")
