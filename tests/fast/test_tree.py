@@ -6,6 +6,7 @@ Plain UCT keeps a tree; with transpositions it is a graph of positions (aliases)
 from __future__ import annotations
 
 import dataclasses
+import errno
 import math
 import mmap
 import random
@@ -30,7 +31,7 @@ from mctslab.fast._loop import (
     find,
     position_hash,
 )
-from mctslab.fast._pages import MAPPED_BYTES, zeros
+from mctslab.fast._pages import HUGE_PAGE_BYTES, MAPPED_BYTES, zeros
 from mctslab.fast._rave import AmafTables
 from mctslab.fast._tree import Tree, bytes_per_node
 from mctslab.games import othello
@@ -286,6 +287,35 @@ def test_big_tree_arrays_are_mapped_from_the_system_and_go_back_with_the_tree() 
         pages = weakref.ref(tree.visits.base.obj)
         del tree, arrays
         assert pages() is None
+
+
+def test_an_array_the_system_cannot_map_raises_memory_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # As np.zeros does: mmap's own OSError (ENOMEM) would slip past code that catches
+    # MemoryError, and into handlers meant for files.
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOMEM, "Cannot allocate memory")
+
+    monkeypatch.setattr(mmap, "mmap", refuse)
+    with pytest.raises(MemoryError, match="Unable to map 8,388,608 bytes"):
+        zeros(2**20, np.int64)
+
+
+@pytest.mark.skipif(not hasattr(mmap, "MADV_HUGEPAGE"), reason="no huge pages to ask for")
+def test_big_arrays_ask_for_huge_pages_as_numpys_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    advised: list[tuple[int, int]] = []
+    real = mmap.mmap
+
+    class Recording(real):  # type: ignore[misc, valid-type]
+        def madvise(self, option: int, *args: int) -> None:
+            advised.append((len(self), option))
+            super().madvise(option, *args)
+
+    monkeypatch.setattr(mmap, "mmap", Recording)
+    zeros(HUGE_PAGE_BYTES, np.int8)
+    zeros(HUGE_PAGE_BYTES - 1, np.int8)
+    assert advised == [(HUGE_PAGE_BYTES, mmap.MADV_HUGEPAGE)]
 
 
 def test_small_arrays_come_from_numpy() -> None:
