@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -70,12 +71,15 @@ def build_tree_view(
     # ``stats`` (and through them the engine's whole tree, hundreds of MiB for the
     # compiled engine) alive after the engine lets go of it, until the garbage
     # collector's next full pass.
-    # Per node: itself, its position, depth, the move into it and its parent's index.
-    pending: list[tuple[N, GameState, int, str | None, int]] = [
-        (root, root_state.clone(), 0, None, -1)
-    ]
+    # Per node: itself, its position, depth, the move into it and its parent's index;
+    # a node's position goes once its children have theirs.
+    pending: deque[tuple[N, GameState, int, str | None, int]] = deque(
+        [(root, root_state.clone(), 0, None, -1)]
+    )
     found: list[tuple[str | None, int, int, float, int]] = []
-    for index, (node, state, depth, move, parent) in enumerate(pending):
+    while pending:
+        node, state, depth, move, parent = pending.popleft()
+        index = len(found)
         _, visits, value = stats(node)
         below = [child for child in children(node) if stats(child)[1] > 0]
         found.append((move, parent, visits, value, len(below)))
@@ -92,7 +96,9 @@ def build_tree_view(
     for index in reversed(range(len(found))):
         move, parent, visits, value, expanded = found[index]
         children_views = tuple(reversed(below_views[index]))
-        view = TreeView(move, visits, value, children_views, expanded)
+        view = TreeView(
+            move=move, visits=visits, value=value, children=children_views, expanded=expanded
+        )
         if parent >= 0:
             below_views[parent].append(view)
     return view
