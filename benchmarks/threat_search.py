@@ -24,6 +24,9 @@ there, or earlier, beyond the search's bounds):
     python benchmarks/threat_search.py benchmarks/strength/goal_gomoku8_original_bbb3ebe.jsonl \
         --results loss --defence
 
+Each of the player's moves reads "ply move count": the safe moves are named
+where there were at most three, and "missed" follows a move that was not one.
+
 It is written apart from the engine's own rules on purpose (freestyle: k or
 more in a row), as an independent check of what the search may have missed.
 The search is exact for VCFs within the bound. For VCTs it is a lower bound:
@@ -40,6 +43,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mctslab import make
+from mctslab.games import State
 
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
@@ -157,6 +161,15 @@ class Board:
         return safe
 
 
+def _safe_note(state: State, move: int, safe: list[int]) -> str:
+    """How many moves were safe, named where there were few or the move played was not one."""
+    if not safe:
+        return "0"
+    named = f" ({' '.join(sorted(state.move_to_str(cell) for cell in safe))})"
+    missed = "" if move in safe else " missed"
+    return f"{len(safe)}{named if len(safe) <= 3 or missed else ''}{missed}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("record", type=Path, help="an mctslab arena record (JSONL) of Gomoku")
@@ -201,8 +214,7 @@ def main() -> None:
                 searched += 1
                 if args.defence:
                     safe = board.safe_moves(side + 1, args.fours, args.threes)
-                    mark = "" if move in safe else " (not one)"
-                    defended.append(f"{ply - opening} {text} {len(safe)}{mark}")
+                    defended.append(f"{ply - opening} {text} {_safe_note(state, move, safe)}")
                     if not safe:
                         found.append(ply - opening)
                         break

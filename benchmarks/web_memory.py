@@ -127,7 +127,7 @@ def _wait_started(base: str, server: subprocess.Popen[bytes]) -> None:
         try:
             _request(base, "GET", "/api/catalog")
             return
-        except (urllib.error.URLError, ConnectionError):
+        except (urllib.error.URLError, ConnectionError, TimeoutError):  # not up yet, or busy
             time.sleep(0.5)
     raise RuntimeError(f"the server did not answer within {START_SECONDS:g} s")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -242,3 +243,25 @@ def test_the_tables_keep_every_figure_whole(
     if not terminal:
         cells = {cell for data in tables(report) for row in data.rows for cell in row}
         assert all(cell in shown for cell in cells)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_the_web_memory_script_drives_a_server_through_its_games(tmp_path: Path) -> None:
+    # benchmarks/web_memory.py runs the web board's HTTP API as the page does: a change of
+    # the API would break it silently between its (long) runs.
+    pytest.importorskip("fastapi")
+    out = tmp_path / "memory.json"
+    script = Path(__file__).parents[2] / "benchmarks" / "web_memory.py"
+    args = ["--cycles", "2", "--seconds", "0.05", "--games", "tictactoe,gomoku:7", "--out"]
+    done = subprocess.run(
+        [sys.executable, str(script), *args, str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    samples = json.loads(out.read_text())["samples"]
+    assert [sample["cycle"] for sample in samples] == [0, 1, 2]
+    assert all(sample["rss_mib"] > 0 for sample in samples)
+    assert "cycle    2: RSS" in done.stdout

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from mctslab import make
 from tests.conftest import load_benchmark
 
 BLACK, WHITE = 1, 2
@@ -97,3 +98,12 @@ def test_a_move_that_makes_five_is_safe(threat_search: ModuleType) -> None:
     stones = {(0, c): BLACK for c in range(4)} | {(6, c): WHITE for c in (2, 3, 4, 5)}
     position = board(threat_search, stones)
     assert position.safe_moves(BLACK, fours=12, threes=2) == [4]  # five at (0, 4)
+
+
+def test_the_defence_report_names_few_safe_moves_and_a_miss(threat_search: ModuleType) -> None:
+    state = make("gomoku", size=8)  # move id = row from the top * 8 + column: 0 a8, 9 b7
+    note = threat_search._safe_note
+    assert note(state, 0, [9, 0]) == "2 (a8 b7)"
+    assert note(state, 5, [0, 9]) == "2 (a8 b7) missed"
+    assert note(state, 0, [0, 1, 2, 3]) == "4"
+    assert note(state, 5, []) == "0"
