@@ -74,6 +74,13 @@ def check_instance(value: Any, name: str, owner: str, expected: type[T], descrip
     return value
 
 
+def check_callable(value: T, name: str, owner: str, description: str) -> T:
+    """Return ``value`` if it can be called; raise ValueError naming ``description`` otherwise."""
+    if not callable(value):
+        raise _fail(name, owner, description, value)
+    return value
+
+
 def _bounds(low: int | None, high: int | None) -> str:
     if low is not None and high is not None:
         return f" in [{low}, {high}]"

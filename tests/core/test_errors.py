@@ -24,6 +24,13 @@ def test_a_finished_game_cannot_be_searched() -> None:
     [
         ({"config": {"c": 1.0}}, "The 'config' parameter of MCTS must be a SearchConfig"),
         ({"simulation": 3}, "The 'simulation' parameter of MCTS must be a callable"),
+        (
+            {"tree_policy": "puct"},
+            re.escape(
+                "The 'tree_policy' parameter of MCTS must be None or a callable "
+                "policy(root, state, rng, c, path) -> expanded. Got 'puct' instead."
+            ),
+        ),
         ({"progress_interval": -1}, "The 'progress_interval' parameter of MCTS must be a float"),
     ],
 )

@@ -18,10 +18,12 @@ from mctslab.core.policies import (
     select_coinflip,
     select_uct,
     uniform_playout,
+    untried_moves,
 )
 from mctslab.core.protocol import GameSpecLike, GameState
 from mctslab.core.result import MoveStats, SearchResult
 from mctslab.core.search import MCTS
+from mctslab.core.tree_view import TreeView
 
 __all__ = [
     "BYTES_PER_NODE",
@@ -40,6 +42,7 @@ __all__ = [
     "SearchResult",
     "Simulation",
     "TreePolicy",
+    "TreeView",
     "backpropagate",
     "best_uct_child",
     "count_nodes",
@@ -48,4 +51,5 @@ __all__ = [
     "select_coinflip",
     "select_uct",
     "uniform_playout",
+    "untried_moves",
 ]

@@ -15,11 +15,17 @@ from collections.abc import Sequence
 from numbers import Integral
 from time import perf_counter
 
-from mctslab._validation import check_float, check_instance
+from mctslab._validation import check_callable, check_float, check_instance
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.core.engine import Progress
 from mctslab.core.node import BYTES_PER_NODE, Node, count_nodes, mean_then_visits, visits_then_mean
-from mctslab.core.policies import TREE_POLICIES, Simulation, backpropagate, default_simulation
+from mctslab.core.policies import (
+    TREE_POLICIES,
+    Simulation,
+    TreePolicy,
+    backpropagate,
+    default_simulation,
+)
 from mctslab.core.protocol import GameSpecLike, GameState
 from mctslab.core.result import MoveStats, SearchResult
 from mctslab.core.tree_view import TreeView, build_tree_view, no_tree
@@ -104,6 +110,17 @@ def not_legal_at_root(move: int, state: GameState) -> IllegalMoveError:
     )
 
 
+def _unexpanded_root(root_state: GameState) -> ValueError:
+    """The error of a root the tree policy left without a child: whose fault it is."""
+    if root_state.legal_moves():
+        return ValueError(
+            "The tree policy returned without expanding the root, which has legal moves: a "
+            "tree policy must expand a node (see mctslab.core.expand) and return True, or "
+            f"return False only on reaching a terminal position.\n{root_state}"
+        )
+    return ValueError(f"The position is not terminal but has no legal moves.\n{root_state}")
+
+
 class _Limits:
     """The budget of one search, turned into thresholds checked between iterations."""
 
@@ -138,6 +155,10 @@ class MCTS:
     """Monte Carlo Tree Search in pure Python, for any :class:`GameState`.
 
     - ``config``: the settings shared with the compiled engine.
+    - ``tree_policy``: selection and expansion,
+      ``policy(root, state, rng, c, path) -> expanded`` (see :data:`TreePolicy`
+      and :func:`select_uct`); by default the one ``config.tree_policy`` names.
+      A callable given here replaces it.
     - ``simulation``: the default policy, ``simulate(state, rng) -> returns``;
       by default a uniform random playout (see :func:`default_simulation`).
     - ``progress_interval``: seconds between calls of a search's ``progress``
@@ -164,16 +185,24 @@ class MCTS:
         self,
         config: SearchConfig = _DEFAULT_CONFIG,
         *,
+        tree_policy: TreePolicy | None = None,
         simulation: Simulation = default_simulation,
         progress_interval: float = 0.1,
     ) -> None:
         self.config = check_instance(config, "config", "MCTS", SearchConfig, "a SearchConfig")
-        if not callable(simulation):
-            raise ValueError(
-                "The 'simulation' parameter of MCTS must be a callable "
-                f"simulate(state, rng) -> returns. Got {simulation!r} instead."
+        self.tree_policy: TreePolicy = (
+            TREE_POLICIES[config.tree_policy]
+            if tree_policy is None
+            else check_callable(
+                tree_policy,
+                "tree_policy",
+                "MCTS",
+                "None or a callable policy(root, state, rng, c, path) -> expanded",
             )
-        self.simulation = simulation
+        )
+        self.simulation = check_callable(
+            simulation, "simulation", "MCTS", "a callable simulate(state, rng) -> returns"
+        )
         self.progress_interval = check_float(
             progress_interval, "progress_interval", "MCTS", low=0.0, low_inclusive=True
         )
@@ -221,7 +250,7 @@ class MCTS:
         start = perf_counter()
         root, root_state, nodes = self._root_for(state)
         limits = _Limits(budget, start, stop)
-        select = TREE_POLICIES[self.config.tree_policy]
+        select = self.tree_policy
         simulate = self.simulation
         rng = self._rng
         c = self.config.c
@@ -235,11 +264,14 @@ class MCTS:
                 leaf_state = root_state.clone()
                 path.clear()
                 if select(root, leaf_state, rng, c, path):
+                    if not path:  # else backpropagation misses the new node, never visited
+                        raise ValueError(
+                            "The tree policy expanded a node but appended nothing to path: it "
+                            "must append every node it enters, the new one included."
+                        )
                     nodes += 1
                 elif not root.children:
-                    raise ValueError(
-                        f"The position is not terminal but has no legal moves.\n{root_state}"
-                    )
+                    raise _unexpanded_root(root_state)
                 returns = check_returns(simulate(leaf_state, rng), leaf_state)
                 backpropagate(root, path, returns, low, scale)
                 simulations += 1

@@ -1,0 +1,50 @@
+"""Policies passed in: a tree policy or a simulation of the user's own replaces the library's."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from mctslab.core import MCTS, Budget, Node, SearchConfig, select_uct
+from mctslab.core.protocol import GameState
+from tests.core.test_user_games import winning_moves
+from tests.core.toy_games import Nim
+
+
+def test_a_tree_policy_passed_in_replaces_the_one_the_config_names() -> None:
+    calls = []
+
+    def counted_uct(
+        root: Node, state: GameState, rng: random.Random, c: float, path: list[Node]
+    ) -> bool:
+        calls.append(c)
+        return select_uct(root, state, rng, c, path)
+
+    state = Nim([2, 5], 1)
+    mine = MCTS(SearchConfig(seed=3, tree_policy="coinflip", c=0.5), tree_policy=counted_uct)
+    result = mine.search(state, Budget(iterations=3000))
+    assert calls == [0.5] * 3000  # once an iteration, with the config's c
+    library = MCTS(SearchConfig(seed=3, c=0.5)).search(state, Budget(iterations=3000))
+    assert (result.moves, result.pv) == (library.moves, library.pv)
+    assert result.best_move in winning_moves(state)  # Bouton's rule, by brute force
+
+
+def test_a_tree_policy_that_leaves_the_root_unexpanded_is_named() -> None:
+    # Before: "The position is not terminal but has no legal moves", blaming the game.
+    def idle(root: Node, state: GameState, rng: random.Random, c: float, path: list[Node]) -> bool:
+        return False
+
+    with pytest.raises(ValueError, match="tree policy returned without expanding the root"):
+        MCTS(tree_policy=idle).search(Nim([3]), Budget(iterations=10))
+
+
+def test_a_tree_policy_that_keeps_no_path_is_named() -> None:
+    # Before: ZeroDivisionError in UCT, from a child that backpropagation never reached.
+    def pathless(
+        root: Node, state: GameState, rng: random.Random, c: float, path: list[Node]
+    ) -> bool:
+        return select_uct(root, state, rng, c, [])
+
+    with pytest.raises(ValueError, match="expanded a node but appended nothing to path"):
+        MCTS(tree_policy=pathless).search(Nim([3, 4]), Budget(iterations=50))
