@@ -48,3 +48,21 @@ def test_a_tree_policy_that_keeps_no_path_is_named() -> None:
 
     with pytest.raises(ValueError, match="expanded a node but appended nothing to path"):
         MCTS(tree_policy=pathless).search(Nim([3, 4]), Budget(iterations=50))
+
+
+@pytest.mark.parametrize(
+    ("returns", "shown"), [((0.7, 0.3), "(0.7, 0.3)"), ((1.0, 1.0), "(1.0, 1.0)")]
+)
+def test_a_simulation_whose_returns_break_zero_sum_is_named(
+    returns: tuple[float, float], shown: str
+) -> None:
+    # A win rate for each side on a game scored -1..1, or one side's value given to both:
+    # both inside the range, so before this the search went on and valued every move alike.
+    def playout(state: GameState, rng: random.Random) -> tuple[float, float]:
+        return returns
+
+    with pytest.raises(ValueError) as caught:
+        MCTS(simulation=playout).search(Nim([3, 4]), Budget(iterations=10))
+    message = str(caught.value)
+    assert f"A simulation of 'nim' ended with returns {shown}, which do not sum to 0" in message
+    assert "the return of the player of its index, on the game's scale [-1.0, 1.0]" in message

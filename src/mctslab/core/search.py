@@ -29,7 +29,13 @@ from mctslab.core.policies import (
 from mctslab.core.protocol import GameSpecLike, GameState
 from mctslab.core.result import MoveStats, SearchResult
 from mctslab.core.tree_view import TreeView, build_tree_view, no_tree
-from mctslab.games._base import IllegalMoveError, check_return_range, is_player, legal_summary
+from mctslab.games._base import (
+    IllegalMoveError,
+    breaks_zero_sum,
+    check_return_range,
+    is_player,
+    legal_summary,
+)
 
 _DEFAULT_CONFIG = SearchConfig()
 
@@ -86,7 +92,10 @@ def check_search_protocol(state: GameState) -> None:
 
 
 def check_returns(values: Sequence[float], state: GameState) -> Sequence[float]:
-    """``values`` if they are one return per player within the spec's range, else ValueError."""
+    """``values`` if they are one return per player within the spec's range, else ValueError.
+
+    A zero-sum game's returns must also sum to 0.
+    """
     spec = state.spec
     low, high = spec.min_return, spec.max_return
     try:  # NaN fails the comparisons; None or a number has no len()
@@ -95,9 +104,15 @@ def check_returns(values: Sequence[float], state: GameState) -> Sequence[float]:
         fine = False
     if not fine:
         raise ValueError(
-            f"A simulation of {spec.name!r} ended with returns {values!r}: returns() must give "
-            f"one number per player ({spec.num_players}), each in [min_return, max_return] = "
-            f"[{low!r}, {high!r}].\n{state}"
+            f"A simulation of {spec.name!r} ended with returns {values!r}: returns(), and a "
+            f"simulation passed to MCTS, must give one number per player ({spec.num_players}), "
+            f"each in [min_return, max_return] = [{low!r}, {high!r}].\n{state}"
+        )
+    if breaks_zero_sum(values, spec):
+        raise ValueError(
+            f"A simulation of {spec.name!r} ended with returns {values!r}, which do not sum to 0 "
+            "though its spec says zero_sum: each must be the return of the player of its index, "
+            f"on the game's scale [{low!r}, {high!r}].\n{state}"
         )
     return values
 

@@ -8,7 +8,7 @@ checked, user-facing protocol; search engines use the unchecked ``apply``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any, ClassVar, NamedTuple, Self
@@ -103,6 +103,17 @@ def is_player(value: object, players: int) -> bool:
     """Whether ``value`` is a player index of a game of ``players`` (an int, numpy's too, not a
     bool) - what ``current_player`` must be."""
     return not isinstance(value, bool) and isinstance(value, Integral) and 0 <= int(value) < players
+
+
+def breaks_zero_sum(values: Sequence[float], spec: Any) -> bool:
+    """Whether ``values`` do not sum to 0 though ``spec`` says the game is zero-sum.
+
+    In a two-player game that is how a return given from the wrong point of
+    view often shows: a win rate in [0, 1] for each side, or one number twice.
+    """
+    return bool(getattr(spec, "zero_sum", False)) and not math.isclose(
+        sum(values), 0.0, abs_tol=1e-9
+    )
 
 
 def check_return_range(spec: Any) -> None:

@@ -8,7 +8,13 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from mctslab.games._base import STEP_TOLERANCE, IllegalMoveError, State, is_player
+from mctslab.games._base import (
+    STEP_TOLERANCE,
+    IllegalMoveError,
+    State,
+    breaks_zero_sum,
+    is_player,
+)
 
 if TYPE_CHECKING:  # the protocol lives with the generic engine, which imports games
     from mctslab.core.protocol import GameState
@@ -125,7 +131,7 @@ def _check_terminal(state: GameState) -> None:
         raise ConformanceError(f"{spec.name}: returns need a finite range, max_return > min_return")
     if not all(spec.min_return <= v <= spec.max_return for v in values):
         raise ConformanceError(f"{spec.name}: returns {values} out of bounds")
-    if getattr(spec, "zero_sum", False) and not math.isclose(sum(values), 0.0, abs_tol=1e-9):
+    if breaks_zero_sum(values, spec):
         raise ConformanceError(f"{spec.name}: returns {values} of a zero-sum game do not sum to 0")
     str(state)
     if not isinstance(state, State):
