@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mctslab.core import MCTS, Budget, SearchConfig, count_nodes
+from mctslab import make
+from mctslab.core import MCTS, Budget, Node, SearchConfig, count_nodes
 from mctslab.games import IllegalMoveError
 from tests.core.tictactoe_minimax import position
 
@@ -102,3 +103,25 @@ def test_advance_refuses_an_illegal_move() -> None:
     # Named in the game's notation, as State.play does (before: a ValueError listing ids).
     with pytest.raises(IllegalMoveError, match="root position; legal moves: a3 b3 c3 a2 c2 a1"):
         mcts.advance(4)  # b2 is taken
+
+
+def test_searching_one_iteration_at_a_time_builds_the_tree_of_one_search() -> None:
+    # The README's way to watch a search step by step: the kept tree and the random stream
+    # both go on between searches, so the steps add up to the one search.
+    def shape(root: Node) -> list[tuple[int, int, int, float]]:
+        rows, stack = [], [(0, root)]
+        while stack:
+            depth, node = stack.pop()
+            rows.append((depth, node.move, node.visits, node.value_sum))
+            stack.extend((depth + 1, child) for child in node.children)
+        return rows
+
+    state = make("countdown", start=9)
+    stepped = MCTS(SearchConfig(seed=4))
+    for _ in range(300):
+        stepped.search(state, Budget(iterations=1))
+    whole = MCTS(SearchConfig(seed=4))
+    whole.search(state, Budget(iterations=300))
+    assert stepped.tree is not None and whole.tree is not None
+    assert stepped.tree.visits == 300
+    assert shape(stepped.tree) == shape(whole.tree)

@@ -1,10 +1,15 @@
 """The four steps of MCTS, one function each: selection, expansion, simulation, backpropagation.
 
+The steps as Chaslot et al. named them ("Progressive strategies for
+Monte-Carlo tree search", 2008) and Browne et al. surveyed them ("A survey of
+Monte Carlo tree search methods", IEEE TCIAIG 4(1), 2012), with UCT's
+selection (Kocsis & Szepesvári, "Bandit based Monte-Carlo planning", 2006).
 An iteration clones the root state, walks it down the tree with a tree
 policy (selection, ending in one expansion or at a terminal node), plays the
 rest of the game with a simulation policy, and adds the result to every node
-on the path. All loops are iterative; nothing here allocates per node walked
-beyond the path list the caller reuses.
+on the path. ``MCTS(tree_policy=..., simulation=...)`` takes a user's own
+(:data:`TreePolicy`, :data:`Simulation`). All loops are iterative; nothing
+here allocates per node walked beyond the path list the caller reuses.
 """
 
 from __future__ import annotations
