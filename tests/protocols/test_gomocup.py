@@ -92,6 +92,17 @@ def test_an_unsupported_rule_is_reported_before_the_next_reply() -> None:
     assert talk(brain, "INFO rule 0", "RESTART") == ["OK"]
 
 
+def test_a_rule_with_bits_the_spec_does_not_define_is_reported_too() -> None:
+    # docs/protocols.md: any rule other than 0 gets a MESSAGE; 16 and 17 had been taken
+    # silently (17 named only its five-in-a-row bit) as if freestyle were what was asked.
+    brain = GomocupBrain(thinker())
+    assert talk(brain, "INFO rule 16", "INFO rule 17") == []
+    replies = talk(brain, "START 9")
+    assert replies[0].startswith("MESSAGE rule 16 (unknown) is not supported")
+    assert replies[1].startswith("MESSAGE rule 17 (exactly five in a row, unknown) is not")
+    assert replies[-1] == "OK"
+
+
 def test_malformed_and_unknown_commands_keep_the_brain_running() -> None:
     brain = GomocupBrain(thinker())
     replies = talk(

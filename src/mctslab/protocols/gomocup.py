@@ -250,10 +250,12 @@ class GomocupBrain:
         self.thinker.memory_mb = max(MIN_TREE_MB, tree_mb)
 
     def _set_rule(self, rule: int) -> None:
-        unsupported = [name for bit, name in _RULES.items() if rule & bit]
-        if unsupported or rule < 0:
+        unsupported = [name for bit, name in _RULES.items() if rule & bit] if rule >= 0 else []
+        if rule < 0 or rule & ~sum(_RULES):  # bits the spec does not define
+            unsupported.append("unknown")
+        if unsupported:
             self._held.append(
-                f"MESSAGE rule {rule} ({', '.join(unsupported) or 'unknown'}) is not supported: "
+                f"MESSAGE rule {rule} ({', '.join(unsupported)}) is not supported: "
                 "mctslab plays freestyle, where five or more in a row wins"
             )
 
