@@ -14,7 +14,8 @@ import numpy as np
 T = TypeVar("T")
 
 
-def _fail(name: str, owner: str, requirement: str, value: Any) -> ValueError:
+def invalid(name: str, owner: str, requirement: str, value: Any) -> ValueError:
+    """The error of the one message form, for a requirement the checks here do not cover."""
     return ValueError(
         f"The {name!r} parameter of {owner} must be {requirement}. Got {value!r} instead."
     )
@@ -26,9 +27,9 @@ def check_int(
     """Return ``value`` if it is an int within ``[low, high]``; raise ValueError otherwise."""
     requirement = "an int" + _bounds(low, high)
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise _fail(name, owner, requirement, value)
+        raise invalid(name, owner, requirement, value)
     if (low is not None and value < low) or (high is not None and value > high):
-        raise _fail(name, owner, requirement, value)
+        raise invalid(name, owner, requirement, value)
     return int(value)
 
 
@@ -49,18 +50,18 @@ def check_float(
     else:
         requirement = "a float"
     if isinstance(value, bool) or not isinstance(value, int | float | np.number):
-        raise _fail(name, owner, requirement, value)
+        raise invalid(name, owner, requirement, value)
     number = float(value)
     too_low = low is not None and (number < low or (number == low and not low_inclusive))
     if not math.isfinite(number) or too_low or (high is not None and number > high):
-        raise _fail(name, owner, requirement, value)
+        raise invalid(name, owner, requirement, value)
     return number
 
 
 def check_choice(value: Any, name: str, owner: str, choices: tuple[str, ...]) -> str:
     """Return ``value`` if it is one of ``choices``; raise ValueError otherwise."""
     if value not in choices:
-        raise _fail(name, owner, "one of " + ", ".join(repr(c) for c in choices), value)
+        raise invalid(name, owner, "one of " + ", ".join(repr(c) for c in choices), value)
     return str(value)
 
 
@@ -70,14 +71,14 @@ def check_instance(value: Any, name: str, owner: str, expected: type[T], descrip
     ``description`` names the requirement in the message, e.g. "a Budget".
     """
     if not isinstance(value, expected):
-        raise _fail(name, owner, description, value)
+        raise invalid(name, owner, description, value)
     return value
 
 
 def check_callable(value: T, name: str, owner: str, description: str) -> T:
     """Return ``value`` if it can be called; raise ValueError naming ``description`` otherwise."""
     if not callable(value):
-        raise _fail(name, owner, description, value)
+        raise invalid(name, owner, description, value)
     return value
 
 

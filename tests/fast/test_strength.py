@@ -346,10 +346,21 @@ def test_a_player_in_a_lost_position_blocks_what_would_end_it_at_once(seed: int)
     # four, and Black then needs an open four and two more moves; every other move
     # loses at once. Before, the player chose among the proven losses by their
     # visits, one or two each: b1, d4, e4, a7 for seeds 0 to 3.
+    player = MCTSPlayer("compiled", SearchConfig(seed=seed), Budget(iterations=20_000))
+    _blocks_the_four(player)
+
+
+def test_a_player_given_an_engine_instance_blocks_what_would_end_it_at_once() -> None:
+    # The search without the solver is then made from the instance's type and config.
+    player = MCTSPlayer(FastMCTS(SearchConfig(seed=0)), budget=Budget(iterations=20_000))
+    _blocks_the_four(player)
+
+
+def _blocks_the_four(player: MCTSPlayer) -> None:
+    """``player``, in the lost position above, keeps the proof and plays f2."""
     state = make("gomoku", size=8)
     for move in ["b2", "a2", "c2", "h8", "d2", "a8", "c5", "h6", "d5", "b8", "e5", "g6", "e2"]:
         state.play(move)
-    player = MCTSPlayer("compiled", SearchConfig(seed=seed), Budget(iterations=20_000))
     result = player.analyse(state)
     assert result.stopped_by == "proven" and result.value == 0.0  # the proof is kept
     assert {m.proven for m in result.moves} == {"loss"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from mctslab.core.config import Budget
 from mctslab.core.result import SearchResult
@@ -14,6 +14,7 @@ from mctslab.games._base import State
 Progress = Callable[[SearchResult], None]
 
 
+@runtime_checkable
 class Engine(Protocol):
     """A search engine.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 
-from mctslab._validation import check_choice, check_int
+from mctslab._validation import check_choice, check_int, invalid
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.core.engine import Engine, Progress
 from mctslab.core.result import SearchResult
@@ -38,6 +38,12 @@ def new_engine(
 class MCTSPlayer:
     """Searches each position with ``budget`` and plays the engine's choice.
 
+    ``engine`` is a name for :func:`new_engine` (with ``config`` and
+    ``workers``), or an engine instance (:class:`~mctslab.core.MCTS` with
+    one's own policies, :class:`~mctslab.fast.FastMCTS`, anything with the
+    :class:`~mctslab.core.engine.Engine` protocol), which plays as it is:
+    ``config`` must then be None and ``workers`` 1.
+
     The engine keeps its tree between moves (tree reuse) because every move
     played is passed to ``observe``. In a position the solver has proven
     lost, every move loses and the solver's choice among them is arbitrary
@@ -49,18 +55,29 @@ class MCTSPlayer:
 
     def __init__(
         self,
-        engine: str = "compiled",
+        engine: str | Engine = "compiled",
         config: SearchConfig | None = None,
         budget: Budget | None = None,
         *,
         workers: int = 1,
     ) -> None:
-        self.engine = new_engine(engine, config, workers=workers)
+        if not isinstance(engine, Engine):
+            if not isinstance(engine, str) or engine not in ENGINES:
+                requirement = "one of " + ", ".join(map(repr, ENGINES)) + " or an Engine instance"
+                raise invalid("engine", "MCTSPlayer", requirement, engine)
+            self.engine = new_engine(engine, config, workers=workers)
+        else:
+            # An engine of one's own (say the generic MCTS with one's own policies) plays as given.
+            if config is not None:
+                requirement = "None when an engine instance is given (it has its own config)"
+                raise invalid("config", "MCTSPlayer", requirement, config)
+            if workers != 1:
+                requirement = "1 when an engine instance is given (it has its own workers)"
+                raise invalid("workers", "MCTSPlayer", requirement, workers)
+            self.engine = engine
         self.budget = budget or Budget()
         self.name = f"mcts-{self.engine.name}"
         self.last_result: SearchResult | None = None
-        self._config = config or SearchConfig()
-        self._engine_name = engine
         #: The search without the solver for lost positions, made when first needed.
         self._resister: Engine | None = None
 
@@ -80,11 +97,9 @@ class MCTSPlayer:
         result = self.engine.search(state, self.budget, progress=progress, stop=stop)
         stopped = stop is not None and stop.is_set()
         rest = None if stopped or not _proven_lost(result) else _rest_of(self.budget, result)
-        if rest is not None:
-            if self._resister is None:
-                # One process: a second pool of workers would start (seconds) inside a move.
-                config = replace(self._config, solver=False, reuse_tree=False)
-                self._resister = new_engine(self._engine_name, config)
+        if rest is not None and self._resister is None:
+            self._resister = _resister_of(self.engine)
+        if rest is not None and self._resister is not None:
             proof = result
             shown = None if progress is None else lambda interim: progress(_merged(proof, interim))
             result = _merged(proof, self._resister.search(state, rest, progress=shown, stop=stop))
@@ -110,6 +125,19 @@ class MCTSPlayer:
             close = getattr(engine, "close", None)
             if close is not None:
                 close()
+
+
+def _resister_of(engine: Engine) -> Engine | None:
+    """A search of ``engine``'s type and config without the solver (None for a type of one's
+    own: its move is played)."""
+    from mctslab.core.search import MCTS
+    from mctslab.fast import FastMCTS
+
+    if not isinstance(engine, MCTS | FastMCTS):
+        return None
+    # One process: a second pool of workers would start (seconds) inside a move.
+    config = replace(engine.config, solver=False, reuse_tree=False)
+    return new_engine("python" if isinstance(engine, MCTS) else "compiled", config)
 
 
 #: The least time worth a second search (below it, the first search's move is played).
