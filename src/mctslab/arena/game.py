@@ -18,8 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from mctslab._validation import check_int, invalid
 from mctslab.arena.spec import PlayerSpec, parse_player
 from mctslab.games import make
+from mctslab.games._base import State
 from mctslab.players.base import Player
 from mctslab.protocols import EngineError, EngineResignedError, EngineTimeoutError
 
@@ -184,6 +186,73 @@ def play_game(
         "reason": reason,
         "score": score,
     }
+
+
+def play_games(
+    game: str,
+    a: Player,
+    b: Player,
+    *,
+    games: int = 2,
+    params: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """Play ``games`` games of ``game`` between two players of one's own, colours alternated.
+
+    ``a`` moves first in the even games (the first included), ``b`` in the
+    others; ``params`` are the game's (``{"size": 8}`` for Gomoku). Returns
+    each game's entry as :func:`play_game` gives it: ``score`` is ``a``'s (1
+    a win, 0.5 a draw, 0 a loss), ``winner`` the seat that won (None for a
+    draw), with ``result``, ``reason`` and ``moves``; ``players`` holds each
+    seat's ``id`` ("A" is ``a``) and ``name``. The players are started for
+    every game and told every move, and left open: closing them is the
+    caller's.
+    """
+    check_int(games, "games", "play_games", low=1)
+    if params is None:
+        params = {}
+    elif not isinstance(params, Mapping):
+        raise invalid("params", "play_games", "None or a mapping", params)
+    make(game, **params)  # the game and its parameters checked before any game is played
+    for name, player in (("a", a), ("b", b)):
+        steps = ("start", "choose", "observe")
+        if not hasattr(player, "name") or not all(
+            callable(getattr(player, step, None)) for step in steps
+        ):
+            raise invalid(name, "play_games", "a Player (name, start, choose, observe)", player)
+    if a is b:
+        raise invalid("b", "play_games", "a Player other than a (each seat is told every move)", b)
+    seats = {"A": _Lent(a), "B": _Lent(b)}
+    names = {"A": a.name, "B": b.name}
+    entries = []
+    for index in range(games):
+        # The specs only fill the task: the players are the ones given.
+        task = GameTask(game, params, ("random", "random"), (None, None), index, index % 2, ())
+        entry = play_game(task, build=lambda player_id, spec, seed: seats[player_id])
+        entry["players"] = [
+            {"id": seat["id"], "name": names[seat["id"]]} for seat in entry["players"]
+        ]
+        entries.append(entry)
+    return entries
+
+
+class _Lent:
+    """A caller's player lent to one game: :func:`play_game` closes its players after it."""
+
+    def __init__(self, player: Player) -> None:
+        self.player = player
+        self.name = player.name
+
+    def start(self, state: State) -> None:
+        self.player.start(state)
+
+    def choose(self, state: State) -> int:
+        return self.player.choose(state)
+
+    def observe(self, move: int) -> None:
+        self.player.observe(move)
+
+    def close(self) -> None:
+        """Left to the caller, who plays more games with the player."""
 
 
 def _forfeit_reason(error: EngineError, player_id: str) -> str:
