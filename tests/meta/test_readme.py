@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import runpy
 import shlex
@@ -24,6 +26,8 @@ BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
 PRINTED = re.findall(
     r"```python\n((?:(?!```).)*)```\n\n```text\n(.*?)```", README.read_text(), re.S
 )
+#: A Python example that goes on from the one before it, with its names, opens with this.
+CONTINUES = "# Continues the example above"
 #: The console sessions of the commands quick enough to run here, each as (command, output).
 SESSIONS = [
     (command, output)
@@ -83,9 +87,14 @@ def test_the_policies_of_the_study_example_agree_with_the_countdown_solution(
 
 
 def _run(source: str, folder: Path) -> dict[str, Any]:
+    """Run an example (after the one it continues, whose output is that one's test's)."""
+    names: dict[str, Any] = {}
+    if source.startswith(CONTINUES):
+        with contextlib.redirect_stdout(io.StringIO()):
+            names = _run(BLOCKS[BLOCKS.index(source) - 1], folder)
     script = folder / "example.py"
     script.write_text(source)
-    return runpy.run_path(str(script), run_name="readme_example")
+    return runpy.run_path(str(script), init_globals=names, run_name="readme_example")
 
 
 @pytest.mark.parametrize(("command", "output"), SESSIONS, ids=[command for command, _ in SESSIONS])
