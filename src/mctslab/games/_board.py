@@ -57,9 +57,7 @@ def _space(before: int, marked: int | None, gap: int) -> str:
     bracket, a compact board's one holds either."""
     closing = "]" if marked == before - 1 else " "
     opening = "[" if marked == before else " "
-    if gap == 2:
-        return closing + opening
-    return closing if marked == before - 1 else opening
+    return closing + opening if gap == 2 else closing.strip() or opening
 
 
 def parse_letter_number(text: str) -> tuple[int, int] | None:
