@@ -59,6 +59,25 @@ def test_move_hint_learn_and_ping() -> None:
     assert talk(engine, "ping 7", "learn") == ["pong 7", "learned"]
 
 
+def test_a_command_a_ping_cancels_goes_unanswered() -> None:
+    # "ping n - Stop thinking and respond with pong n" (NBoard protocol), and NBoard drops
+    # what an engine sends before the pong of its latest ping. Before, the stopped search
+    # answered anyway, after as little as one simulation: that one game's result passed
+    # for the engine's evaluation ("=== D3/64.00/0.00", "analysis 1 -64.00").
+    engine = NBoardEngine(thinker(iterations=200))
+    talk(engine, "nboard 2", "set game (;GM[Othello]TY[8]B[F5]W[F6];)")
+    for command, doing in [
+        ("go", "thinking"),
+        ("hint 3", "analysing"),
+        ("analyze", "analysing the game"),
+    ]:
+        engine.hear("ping 1")  # the ping arrives while the command searches
+        replies = talk(engine, command, "ping 1")
+        assert replies == [f"status mctslab is {doing}", "status", "pong 1"]
+    # With no ping, the next command is answered in full.
+    assert GO_REPLY.match(talk(engine, "go")[-1])
+
+
 def test_unknown_commands_are_ignored_and_errors_go_to_the_status_line() -> None:
     logged: list[str] = []
     engine = NBoardEngine(thinker(), log=logged.append)

@@ -171,9 +171,9 @@ def test_nboard_ping_stops_a_search_under_way() -> None:
         began = time.monotonic()
         engine.stdin.write("ping 7\n")
         engine.stdin.flush()
-        replies = [engine.stdout.readline().strip() for _ in range(3)]
+        replies = [engine.stdout.readline().strip() for _ in range(2)]
         waited = time.monotonic() - began
         engine.stdin.write("quit\n")
         engine.stdin.flush()
-    assert replies[0].startswith("nodestats ") and replies[1].startswith("=== ")
-    assert replies[2] == "pong 7" and waited < 15.0
+    # The cancelled go sends no move, only the status line cleared (test_nboard.py).
+    assert replies == ["status", "pong 7"] and waited < 15.0

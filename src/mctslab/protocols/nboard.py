@@ -18,9 +18,9 @@ NBoard and Ntest: https://github.com/weltyc/ntest/blob/master/instructions/Proto
 - ``hint n`` asks for evaluations of about the ``n`` best moves, each
   ``search {pv} {eval} 0 {depth}`` (the PV begins with the move and holds no
   spaces); ``ping n`` is answered ``pong n``, a search under way stopped
-  first; ``learn`` is answered ``learned``; ``analyze`` is answered by
-  ``analysis {moves made} {eval}`` for each position of the game;
-  ``set contempt`` may be ignored;
+  first ("stop thinking and respond with pong n"); ``learn`` is answered
+  ``learned``; ``analyze`` is answered by ``analysis {moves made} {eval}``
+  for each position of the game; ``set contempt`` may be ignored;
 - the engine may send ``status {text}`` (the GUI's status line), ``set myname
   {name}`` and ``nodestats {nodes} {seconds}``.
 
@@ -33,6 +33,15 @@ not a disc margin. It is reported on the disc scale as ``64 * (2p - 1)``:
 carry (GGF ``TI``/``TB``/``TW``) is not read. A command that cannot be carried out
 (an illegal move, a malformed GGF) is answered with ``status Error: ...``,
 the only place the protocol gives for it.
+
+A command a ping cancels (a ``go``, ``hint`` or ``analyze`` still searching
+when the ping arrives) sends nothing more but ``status``, which clears the
+status line: no ``nodestats``, ``===``, ``search`` or ``analysis`` line comes
+from a search the ping stopped. NBoard drops what an engine sends before the
+pong of its latest ping, as being about a position it has left
+(``EngineSynchronizer`` in https://github.com/weltyc/nboard), and a search
+stopped at once may have played a single game, whose result (+64 or -64) is
+no evaluation.
 """
 
 from __future__ import annotations
@@ -181,6 +190,10 @@ def _ggf_move(state: OthelloState, player: int, value: str, number: int) -> list
 
 
 # -- the engine -------------------------------------------------------------------
+class _Cancelled(Exception):
+    """A ping stopped the search of the command being handled: it sends nothing more."""
+
+
 class NBoardEngine:
     """The engine side: ``handle(line)`` yields the lines to answer (often none).
 
@@ -213,7 +226,8 @@ class NBoardEngine:
     def hear(self, line: str) -> None:
         """See a line as it arrives, before the lines ahead of it are handled: a ``ping``
         stops the search under way ("stop thinking and respond with pong", the protocol
-        says), and any search begun before the ping is answered."""
+        says), and any search begun before the ping is answered; their commands send
+        nothing more (see the module's docstring)."""
         if line.strip().lower().startswith("ping"):
             self._ping_heard.set()
 
@@ -231,6 +245,8 @@ class NBoardEngine:
             return
         try:
             yield from action(argument.strip())
+        except _Cancelled:
+            yield "status"  # no answer follows to clear "... is thinking"
         except Exception as error:
             message = failure_message(error, self._log)
             self._log(f"nboard: {text!r}: {message}")
@@ -292,15 +308,17 @@ class NBoardEngine:
     def _analyze(self) -> Iterator[str]:
         """Evaluate every position of the game, last first (a retrograde analysis)."""
         yield f"status {NAME} is analysing the game"
-        for made in range(len(self._moves), -1, -1):
-            state = self._replay(made)
-            if state.is_terminal():
-                value = (state.returns()[state.current_player] + 1.0) / 2.0
-            else:
-                self.thinker.reset()
-                value = self._search(state).value
-            yield f"analysis {made} {to_disc_scale(value):.2f}"
-        self.thinker.reset()
+        try:
+            for made in range(len(self._moves), -1, -1):
+                state = self._replay(made)
+                if state.is_terminal():
+                    value = (state.returns()[state.current_player] + 1.0) / 2.0
+                else:
+                    self.thinker.reset()
+                    value = self._search(state).value
+                yield f"analysis {made} {to_disc_scale(value):.2f}"
+        finally:
+            self.thinker.reset()  # the tree is of an earlier position than the game's
         yield "status"
 
     def _ping(self, argument: str) -> list[str]:
@@ -313,9 +331,13 @@ class NBoardEngine:
 
     # -- helpers ----------------------------------------------------------------
     def _search(self, state: OthelloState) -> SearchResult:
-        return self.thinker.search(
+        """Search ``state``; raises :class:`_Cancelled` when a ping has stopped the search."""
+        result = self.thinker.search(
             state, iterations=depth_iterations(self.depth), stop=self._ping_heard
         )
+        if self._ping_heard.is_set():
+            raise _Cancelled
+        return result
 
     def _check_going_on(self, state: OthelloState) -> None:
         if state.is_terminal():
