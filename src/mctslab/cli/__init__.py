@@ -9,25 +9,27 @@ import typer
 
 from mctslab.cli import analyze, arena, bench, brain, countdown, gtp, nboard, numbers, play, serve
 from mctslab.cli._options import error as print_error
+from mctslab.cli._usage import Command, Group
 from mctslab.protocols import EngineError
 
 app = typer.Typer(
     name="mctslab",
+    cls=Group,
     help="Monte Carlo Tree Search: play against the AI, analyse positions, study the search.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.command()(play.play)
-app.command()(analyze.analyze)
-app.command()(numbers.numbers)
-app.command()(countdown.countdown)
-app.command()(brain.brain)
-app.command()(nboard.nboard)
-app.command()(gtp.gtp)
-app.command()(arena.arena)
-app.command()(serve.serve)
-app.command()(bench.bench)
+app.command(cls=Command)(play.play)
+app.command(cls=Command)(analyze.analyze)
+app.command(cls=Command)(numbers.numbers)
+app.command(cls=Command)(countdown.countdown)
+app.command(cls=Command)(brain.brain)
+app.command(cls=Command)(nboard.nboard)
+app.command(cls=Command)(gtp.gtp)
+app.command(cls=Command)(arena.arena)
+app.command(cls=Command)(serve.serve)
+app.command(cls=Command)(bench.bench)
 
 
 def main() -> None:

@@ -1,0 +1,92 @@
+"""Errors in the command line itself, which the parser finds (an unknown option or command, a
+value of the wrong type, a missing argument), shown as the commands show their own: one
+``Error:`` line on stderr, then where the help is, and exit status 2.
+
+Typer draws these in a Rich panel under a usage line and offers no setting for that apart
+from ``rich_markup_mode=None``, which also gives up the Rich ``--help``. So the group runs
+the command line in click's non-standalone mode, where the errors come back as exceptions,
+and shows them here; all else is done as standalone mode does it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any, NoReturn
+
+import typer
+from typer.core import TyperCommand, TyperGroup
+
+from mctslab.cli._options import error as print_error
+from mctslab.cli._options import error_console
+
+
+@contextlib.contextmanager
+def _naming(ctx: Any) -> Iterator[None]:
+    """Attach ``ctx`` to a usage error raised without one: click's parser raises a few so
+    (an option without its value, a flag given one), and the hint needs the command."""
+    try:
+        yield
+    except typer.TyperException as error:
+        # A usage error has a ctx, None where the parser left it out; other errors none.
+        if getattr(error, "ctx", False) is None:
+            error.ctx = ctx  # type: ignore[attr-defined]
+        raise
+
+
+class Command(TyperCommand):
+    """A command of ``mctslab``: its parse errors name it."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        with _naming(ctx):
+            return super().parse_args(ctx, args)
+
+
+class Group(TyperGroup):
+    """The ``mctslab`` command: click's errors in the command line as one ``Error:`` line."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        with _naming(ctx):
+            return super().parse_args(ctx, args)
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        run = super().main
+        if not standalone_mode:  # a caller that handles the errors itself
+            return run(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        try:
+            # Returns what the command returned (None), or the status of a typer.Exit.
+            status = run(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        except typer.TyperException as error:
+            _show(error)
+        except typer.Abort:  # end of input at a prompt
+            error_console.print("Aborted.")
+            sys.exit(1)
+        sys.exit(status if isinstance(status, int) else 0)
+
+
+def _show(error: typer.TyperException) -> NoReturn:
+    """Print ``error`` as the commands print theirs and exit with its status (2 for a usage
+    error)."""
+    status = getattr(error, "exit_code", 1)
+    # The command line alone with no_args_is_help: the help is the message, and Rich has
+    # printed it already (Typer's own formatter checks for it by name too).
+    if type(error).__name__ == "NoArgsIsHelpError":
+        if error.format_message():
+            error_console.print(error.format_message(), soft_wrap=True)
+        sys.exit(status)
+    print_error(error.format_message())
+    ctx = getattr(error, "ctx", None)
+    if ctx is not None and ctx.command.get_help_option(ctx) is not None:
+        # The longest name, "--help" rather than "-h", as click's own hint picks.
+        option = max(ctx.command.get_help_option_names(ctx), key=len)
+        error_console.print(f"Try '{ctx.command_path} {option}'.", soft_wrap=True)
+    sys.exit(status)

@@ -1,0 +1,82 @@
+"""Errors in the command line itself, as click finds them (an unknown option, a value of the
+wrong type, a missing argument, an unknown command), read as the project's own errors do:
+one ``Error:`` line and where the help is, on stderr, with exit status 2."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from mctslab.cli import app
+
+runner = CliRunner()
+# Rich's box drawing (U+2500-U+257F): the panel Typer draws around click's errors.
+BOX_DRAWING = re.compile("[\u2500-\u257f]")
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "command"),
+    [
+        # An unknown option, with click's guesses at the one meant.
+        (
+            ["play", "gomoku", "--sise", "8"],
+            "No such option: --sise (Possible options: --save, --seed, --size)",
+            "mctslab play",
+        ),
+        (["--bogus"], "No such option: --bogus", "mctslab"),
+        # A value that is not of the option's type (what follows is Typer's wording).
+        (["play", "gomoku", "--size", "abc"], "Invalid value for '--size': ", "mctslab play"),
+        (
+            ["analyze", "gomoku", "--seconds", "x"],
+            "Invalid value for '--seconds': ",
+            "mctslab analyze",
+        ),
+        # A value a callback refuses: a choice, a bound.
+        (
+            ["play", "gomoku", "--engine", "gpu"],
+            "Invalid value for '--engine': choose compiled or python; got 'gpu'.",
+            "mctslab play",
+        ),
+        # Arguments missing or too many.
+        (["gtp"], "Missing argument 'game'.", "mctslab gtp"),
+        (["play", "gomoku", "extra"], "Got unexpected extra argument(s) (extra)", "mctslab play"),
+        # An option without its value: click's parser raises this one with no context.
+        (["countdown", "--max"], "Option '--max' requires an argument.", "mctslab countdown"),
+        # An unknown command.
+        (["frob"], "No such command 'frob'.", "mctslab"),
+    ],
+)
+def test_a_usage_error_is_one_error_line_and_the_help_to_try(
+    args: list[str], error: str, command: str
+) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert not BOX_DRAWING.search(result.stderr), result.stderr
+    first, hint = result.stderr.splitlines()  # soft-wrapped: a long message stays one line
+    assert first.startswith(f"Error: {error}")
+    assert hint == f"Try '{command} --help'."
+
+
+def test_a_users_value_is_not_read_as_markup() -> None:
+    # Rich would take "[bold]" as a style and print nothing of it.
+    result = runner.invoke(app, ["play", "gomoku", "--engine", "[bold]gpu"])
+    assert result.exit_code == 2
+    assert "got '[bold]gpu'." in result.stderr
+
+
+def test_the_command_alone_still_shows_the_help() -> None:
+    result = runner.invoke(app, [])
+    assert result.exit_code == 2  # click's exit for a command line that asks nothing
+    assert "Usage: mctslab [OPTIONS] COMMAND" in result.stdout
+    assert "Error" not in result.stderr
+
+
+def test_a_caller_that_handles_errors_gets_them_as_exceptions() -> None:
+    # standalone_mode=False is click's way to run a command from a program: nothing printed.
+    with pytest.raises(typer.TyperException) as raised:
+        typer.main.get_command(app).main(["frob"], "mctslab", standalone_mode=False)
+    assert raised.value.format_message() == "No such command 'frob'."
