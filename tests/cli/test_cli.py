@@ -39,6 +39,14 @@ def run(*args: str, input: str | None = None) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def run_json(*args: str) -> Any:
+    """The JSON a command that succeeds prints on stdout, read; what it says on stderr (such
+    as the first run's "Compiling the search engine...") is not part of it."""
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
 def test_every_command_has_help() -> None:
     code, output = run("--help")
     assert code == 0
@@ -51,12 +59,10 @@ def test_every_command_has_help() -> None:
 @pytest.mark.parametrize("engine", ENGINES)
 def test_analyze_json_finds_the_winning_move(engine: str) -> None:
     # X holds a1 and b2, O holds a2 and b3: c3 completes X's diagonal at once.
-    code, output = run(
+    data = run_json(
         "analyze", "tictactoe", "--moves", "a1 a2 b2 b3", "--iterations", "2000",
         "--engine", engine, "--seed", "1", "--json",
     )  # fmt: skip
-    assert code == 0, output
-    data = json.loads(output)
     assert data["best_move"] == "c3"
     assert {"best_move", "moves", "pv", "simulations", "sims_per_second"} <= set(data)
     assert data["pv"][0] == "c3"
@@ -66,12 +72,10 @@ def test_analyze_json_finds_the_winning_move(engine: str) -> None:
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_memory_mb_caps_the_tree(engine: str) -> None:
-    code, output = run(
+    data = run_json(
         "analyze", "gomoku", "--size", "9", "--seconds", "60", "--memory-mb", "1",
         "--engine", engine, "--seed", "1", "--json",
     )  # fmt: skip
-    assert code == 0, output
-    data = json.loads(output)
     assert data["stopped_by"] == "memory" and data["seconds"] < 60
     code, output = run(
         "analyze", "gomoku", "--size", "9", "--seconds", "60", "--memory-mb", "1",
@@ -96,9 +100,7 @@ def test_play_searches_within_the_memory_cap_and_its_time(monkeypatch: pytest.Mo
 
 def test_analyze_shows_the_start_of_a_long_principal_variation() -> None:
     args = ["analyze", "countdown", "--start", "1000", "--iterations", "2000", "--seed", "1"]
-    code, output = run(*args, "--json")
-    assert code == 0, output
-    pv = json.loads(output)["pv"]
+    pv = run_json(*args, "--json")["pv"]
     assert len(pv) > 20  # deep down, countdown's line is nearly random: not worth a screen
     code, output = run(*args)
     shown = " ".join(pv[:20]) + f" … ({len(pv) - 20} more)"
@@ -155,9 +157,7 @@ def test_analyze_sets_the_numbers_games_turns_and_goal() -> None:
 
     start = make("numbers", turns=3, goal=5)
     args = ["analyze", "numbers", "--turns", "3", "--goal", "5", "--iterations", "3000"]
-    code, output = run(*args, "--seed", "1", "--json")
-    assert code == 0, output
-    chosen = after(start, start.parse_move(json.loads(output)["best_move"]))
+    chosen = after(start, start.parse_move(run_json(*args, "--seed", "1", "--json")["best_move"]))
     assert best_reward(chosen) == best_reward(start) == 1.0  # 5 exactly: +6 -4 +3, +9 -6 +2
     code, output = run("analyze", "numbers", "--turns", "3", "--goal", "5", "--iterations", "10")
     assert code == 0 and "Numbers game, 3 turns, goal 5" in output
@@ -255,12 +255,10 @@ def test_a_memory_cap_beyond_this_machine_is_refused() -> None:
 
 
 def test_countdown_json_rows_match_the_solver() -> None:
-    code, output = run(
+    rows = run_json(
         "countdown", "--max", "12", "--iterations", "3000", "--engine", "python",
         "--seed", "3", "--json",
     )  # fmt: skip
-    assert code == 0, output
-    rows = json.loads(output)
     truth = solve(12)
     assert [row["start"] for row in rows] == list(range(1, 13))
     for row in rows:
@@ -286,18 +284,15 @@ def test_countdown_json_rows_match_the_solver() -> None:
     ],
 )
 def test_moves_take_record_notation(game: str, moves: str) -> None:
-    code, output = run(
+    data = run_json(
         "analyze", game, "--moves", moves, "--iterations", "200", "--engine", "python", "--json"
     )
-    assert code == 0, output
-    assert json.loads(output)["simulations"] == 200
+    assert data["simulations"] == 200
 
 
 def numbers_json(*args: str) -> Any:
     """``mctslab numbers ARGS --json``, read."""
-    code, output = run("numbers", *args, "--json")
-    assert code == 0, output
-    return json.loads(output)
+    return run_json("numbers", *args, "--json")
 
 
 def test_numbers_says_when_a_level_stopped_at_the_visit_cap() -> None:

@@ -34,7 +34,6 @@ def game_name(games: list[str]) -> Any:
     return Annotated[str, typer.Argument(help=f"The game: {', '.join(games)}.", show_default=False)]
 
 
-GameName = game_name(available_games())
 TWO_PLAYER_GAMES = [g for g in available_games() if make(g).spec.num_players == 2]
 TwoPlayerGame = game_name(TWO_PLAYER_GAMES)
 GTPGame = game_name(list(GTP_GAMES))
