@@ -125,10 +125,12 @@ class SearchConfig:
       GRAVE defaults, "loosely based" on Cazenave's tuning (his best values
       differed per game). The statistics take a quarter of the tree's
       memory budget (see :mod:`mctslab.fast._rave`). Players must take
-      turns, as the solver assumes. None (the default) leaves it to the
-      game: on for Gomoku, where it measured +168 to +230 Elo at equal time,
-      off for Connect Four and Othello, where it lost 65 to 123 Elo at
-      equal iterations (benchmarks/STRENGTH.md). Compiled engine only.
+      turns, as for the solver and transpositions: the compiled engine
+      stops with a ValueError at a player's second move in a row. None
+      (the default) leaves it to the game: on for Gomoku, where it
+      measured +168 to +230 Elo at equal time, off for Connect Four and
+      Othello, where it lost 65 to 123 Elo at equal iterations
+      (benchmarks/STRENGTH.md). Compiled engine only.
     """
 
     c: float = math.sqrt(2.0)

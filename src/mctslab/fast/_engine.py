@@ -34,6 +34,7 @@ from mctslab.fast._loop import (
     REASON,
     SIMULATE_WHEN_FULL,
     STOP_WHEN_FULL,
+    TURNS,
     UCT,
     no_winning_move,
     search_loop,
@@ -43,7 +44,7 @@ from mctslab.fast._pool import WorkerPool, split_budget
 from mctslab.fast._rave import AmafTables, split, table_bytes
 from mctslab.fast._stats import RootStats, build_result
 from mctslab.fast._tree import MAX_ACTIONS, Tree, bytes_per_node
-from mctslab.games._base import Kernel, State
+from mctslab.games._base import Kernel, State, check_kernel
 
 #: Target wall time of one call of the compiled loop.
 CHUNK_SECONDS = 0.05
@@ -336,6 +337,15 @@ class FastMCTS:
                         f"{spec.return_steps} of that range (its spec's return_steps); the "
                         "search met one that does not."
                     )
+                if tree.counters[REASON] == TURNS:
+                    self.reset()  # the iteration stopped half done
+                    raise ValueError(
+                        f"In {spec.name!r} a player moved twice in a row (in a position the "
+                        "search reached), but the compiled engine's solver, transpositions and "
+                        "GRAVE need two players to take turns: search it with solver=False, "
+                        "transpositions=False and rave=False in the SearchConfig, or make the "
+                        "player without a move play a pass."
+                    )
                 done = int(tree.visits[0]) - first_visits - simulations
                 simulations += done
                 grow = tree.counters[REASON] == GROW
@@ -440,6 +450,7 @@ class FastMCTS:
 def check_searchable(state: State) -> None:
     """Raise ValueError for a position the compiled engine cannot search (as the generic one)."""
     check_instance(state, "state", "FastMCTS.search", State, "a State with a compiled kernel")
+    check_kernel(state.kernel)
     if state.is_terminal():
         raise ValueError(f"Cannot search a finished game: the position has no moves.\n{state}")
     spec = state.spec

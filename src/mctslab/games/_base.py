@@ -1,8 +1,9 @@
 """The game protocol: a spec of static facts, a compiled kernel, and the State wrapper.
 
 A game's rules are written once, as numba functions over an ``int64`` state
-array (see :mod:`mctslab._jit`). :class:`State` wraps such an array with the
-checked, user-facing protocol; search engines use the unchecked ``apply``.
+array (see :mod:`mctslab.kernel`, the public face of :mod:`mctslab._jit`).
+:class:`State` wraps such an array with the checked, user-facing protocol;
+search engines use the unchecked ``apply``.
 """
 
 from __future__ import annotations
@@ -14,8 +15,18 @@ from numbers import Integral
 from typing import Any, ClassVar, NamedTuple, Self
 
 import numpy as np
+from numba.core.dispatcher import Dispatcher
 
-from mctslab._jit import new_rng
+from mctslab._jit import (
+    APPLY_SIG,
+    CURRENT_PLAYER_SIG,
+    IS_TERMINAL_SIG,
+    LEGAL_MOVES_SIG,
+    RETURNS_SIG,
+    ROLLOUT_SIG,
+    WINNING_MOVE_SIG,
+    new_rng,
+)
 from mctslab._validation import check_instance, check_int
 
 
@@ -160,6 +171,46 @@ class Kernel(NamedTuple):
     prefers_rave: bool = False
     #: The playout (``SearchConfig.playout``) when the settings leave it to the game.
     preferred_playout: str = "decisive"
+
+
+#: Each function field of :class:`Kernel`, with its signature and that signature's name in
+#: :mod:`mctslab.kernel`.
+_SIGNATURES = {
+    "legal_moves": (LEGAL_MOVES_SIG, "LEGAL_MOVES_SIG"),
+    "apply": (APPLY_SIG, "APPLY_SIG"),
+    "is_terminal": (IS_TERMINAL_SIG, "IS_TERMINAL_SIG"),
+    "returns": (RETURNS_SIG, "RETURNS_SIG"),
+    "current_player": (CURRENT_PLAYER_SIG, "CURRENT_PLAYER_SIG"),
+    "rollout": (ROLLOUT_SIG, "ROLLOUT_SIG"),
+    "winning_move": (WINNING_MOVE_SIG, "WINNING_MOVE_SIG"),
+    "candidate_moves": (LEGAL_MOVES_SIG, "LEGAL_MOVES_SIG"),
+}
+
+
+def check_kernel(kernel: Kernel) -> None:
+    """Raise TypeError unless every function of ``kernel`` is numba-compiled for its signature.
+
+    The compiled engine passes them to its loop as first-class functions, which
+    numba accepts only with the exact signature; anything else fails deep in
+    numba with a message listing the loop's forty-odd argument types. A function
+    compiled lazily (``@njit`` with no signature) is compiled here for its own
+    (its result cast to the signature's type, as numba casts).
+    """
+    check_instance(kernel, "kernel", "check_kernel", Kernel, "a Kernel")
+    fields = [(f"Kernel.{name}", getattr(kernel, name), name) for name in _SIGNATURES]
+    playouts = (kernel.playouts or {}).items()
+    fields += [(f"Kernel.playouts[{key!r}]", function, "rollout") for key, function in playouts]
+    for what, function, kind in fields:
+        if function is None and kind in ("winning_move", "candidate_moves"):
+            continue
+        signature, name = _SIGNATURES[kind]
+        needed = f"@njit({name}) from mctslab.kernel, that is {signature}"
+        if not isinstance(function, Dispatcher):
+            raise TypeError(f"{what} must be numba-compiled ({needed}); got {function!r}.")
+        try:
+            function.get_compile_result(signature)
+        except Exception as error:  # numba's typing errors have no common base
+            raise TypeError(f"{what} does not compile as {needed}:\n{error}") from None
 
 
 class State:

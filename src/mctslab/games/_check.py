@@ -13,6 +13,7 @@ from mctslab.games._base import (
     IllegalMoveError,
     State,
     breaks_zero_sum,
+    check_kernel,
     is_player,
 )
 
@@ -35,8 +36,9 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
     within ``[min_return, max_return]``, a finite range, and sum to zero when
     the spec says ``zero_sum``.
 
-    A bundled-style :class:`State` also: legal move ids in ``range(num_actions)``;
-    notation round-trips; an illegal move is refused; pickling round-trips;
+    A bundled-style :class:`State` also: a kernel the compiled engine can
+    take (:func:`~mctslab.games._base.check_kernel`); legal move ids in
+    ``range(num_actions)``; notation round-trips; an illegal move is refused; pickling round-trips;
     returns in whole steps of the spec's ``return_steps`` (what the compiled
     engine counts in); a consistent ``outcome()``; the compiled random playout
     ends the game too.
@@ -45,6 +47,11 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
     for game in range(games):
         state = new_state()
         spec = state.spec
+        if game == 0 and isinstance(state, State):
+            try:
+                check_kernel(state.kernel)
+            except TypeError as error:
+                raise ConformanceError(f"{spec.name}: {error}") from None
         limit = getattr(spec, "max_game_length", None)
         length = 0
         while not state.is_terminal():

@@ -1,0 +1,86 @@
+"""Your own game on the compiled engine: its rules as numba functions, a :class:`State` around them.
+
+The compiled engine (:class:`mctslab.fast.FastMCTS`) searches any game whose
+rules are written this way, the bundled ones included (``mctslab.games.countdown``
+is the shortest to read). The README's "Your own game, compiled" is a whole
+example, Nim.
+
+**The state** is one C-contiguous ``int64`` array holding everything the
+rules need: the position, the player to move and any parameters (a board
+size, say). The engine copies it and hashes it (transpositions): give
+``State.history_fields`` the indices of entries that record history rather
+than the position, such as the last move.
+
+**The rules** are functions compiled with ``@njit(SIGNATURE)``, each
+signature below (``cache=True`` keeps them between runs):
+
+- ``legal_moves(state, out) -> count`` (:data:`LEGAL_MOVES_SIG`): writes the
+  legal move ids, each in ``range(spec.num_actions)`` and each once, into
+  ``out`` (room for ``num_actions``) and returns how many; 0 exactly when
+  the game is over. A player with nothing to do plays a pass move.
+- ``apply(state, move)`` (:data:`APPLY_SIG`): plays a legal move in place,
+  unchecked.
+- ``is_terminal(state) -> bool`` (:data:`IS_TERMINAL_SIG`).
+- ``returns(state, out)`` (:data:`RETURNS_SIG`): writes one return per player
+  into ``out`` (once the game is over), within the spec's
+  ``[min_return, max_return]``.
+- ``current_player(state) -> player`` (:data:`CURRENT_PLAYER_SIG`).
+- ``rollout(state, rng, played) -> count`` (:data:`ROLLOUT_SIG`): plays
+  uniformly random legal moves to the end, in place, drawing from ``rng``
+  with :func:`randint` or :func:`uniform`, and writes the moves it plays into
+  ``played`` with :func:`record` (GRAVE reads them), returning the count
+  :func:`record` gives.
+
+Optional game knowledge, used by the search options of
+:class:`~mctslab.core.SearchConfig` where a game offers it: ``winning_move``
+(:data:`WINNING_MOVE_SIG`, a move that wins at once for the player to move,
+else -1; the solver trusts it), more ``playouts`` by name (``"decisive"``,
+with the rollout's signature) and ``candidate_moves`` (the legal moves worth
+searching; never none while the game goes on). Put the functions in a
+:class:`Kernel` and the kernel on a :class:`State` subclass, which gives the
+notation and the text of a position (``_parse_notation``, ``_format_move``,
+``notation_help``, ``_end_reason``, ``__str__``); build positions as
+``YourState(GameSpec(...), array)``.
+
+**Check it**: :func:`mctslab.games.check_game` plays random games through
+the State and the compiled playout and names the first broken rule, the
+kernel's signatures included (:func:`check_kernel`). Run it before a search:
+the compiled engine trusts the rules (a move id out of range, or a game
+longer than ``spec.max_game_length``, writes outside its arrays). The
+solver, transpositions and GRAVE, on by default where they apply, need the
+two players of a two-player game to take turns; the engine stops with a
+ValueError that says so when a player moves twice in a row. To search with
+worker processes (``FastMCTS(workers=N)``), define the State in a module the
+workers can import.
+"""
+
+from mctslab._jit import (
+    APPLY_SIG,
+    CURRENT_PLAYER_SIG,
+    IS_TERMINAL_SIG,
+    LEGAL_MOVES_SIG,
+    RETURNS_SIG,
+    ROLLOUT_SIG,
+    WINNING_MOVE_SIG,
+    randint,
+    record,
+    uniform,
+)
+from mctslab.games._base import GameSpec, Kernel, State, check_kernel
+
+__all__ = [
+    "APPLY_SIG",
+    "CURRENT_PLAYER_SIG",
+    "IS_TERMINAL_SIG",
+    "LEGAL_MOVES_SIG",
+    "RETURNS_SIG",
+    "ROLLOUT_SIG",
+    "WINNING_MOVE_SIG",
+    "GameSpec",
+    "Kernel",
+    "State",
+    "check_kernel",
+    "randint",
+    "record",
+    "uniform",
+]

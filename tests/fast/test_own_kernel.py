@@ -1,0 +1,185 @@
+"""A game of one's own on the compiled engine, through the public mctslab.kernel.
+
+Nim (tests/fast/nim_kernel.py, the README's example) is checked against
+Bouton's theorem (1901): the player to move wins exactly when the XOR of the
+heaps is not 0. A variant with extra turns is checked against brute force.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import njit
+
+from mctslab import Budget, SearchConfig
+from mctslab.core import MCTS
+from mctslab.fast import FastMCTS
+from mctslab.games import ConformanceError, check_game
+from mctslab.kernel import APPLY_SIG, ROLLOUT_SIG, Kernel, check_kernel, randint, record
+from tests.fast import nim_kernel
+from tests.fast.nim_kernel import HEAPS, MOST, TO_MOVE, NimState, is_terminal, legal_moves, make_nim
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def nim_sum(heaps: list[int]) -> int:
+    return functools.reduce(lambda a, b: a ^ b, heaps, 0)
+
+
+def after(state: NimState, move: int) -> NimState:
+    child = state.clone()
+    child.apply(move)
+    return child
+
+
+def test_the_readme_shows_the_example_word_for_word() -> None:
+    code = Path(nim_kernel.__file__).read_text().split('"""', 2)[2].lstrip()
+    assert f"```python\n{code}```" in README.read_text()
+
+
+@pytest.mark.parametrize("heaps", [(3, 5, 7), (1, 1), (15,), (4, 0, 9, 2)])
+def test_nim_keeps_the_protocol(heaps: tuple[int, ...]) -> None:
+    check_game(lambda: make_nim(*heaps))
+
+
+def test_the_search_plays_and_proves_bouton_in_every_small_position() -> None:
+    proven = 0
+    for heaps in itertools.product(range(5), repeat=3):
+        if sum(heaps) == 0:
+            continue
+        state = make_nim(*heaps)
+        result = FastMCTS(SearchConfig(seed=sum(heaps))).search(state, Budget(iterations=5000))
+        wins = nim_sum(list(heaps)) != 0
+        if wins:
+            assert nim_sum(after(state, result.best_move).heaps) == 0, heaps
+        assert result.stopped_by == "proven" and result.value == (1.0 if wins else 0.0), heaps
+        for stats in result.moves:
+            if stats.proven is not None:
+                proven += 1
+                # The mover wins exactly when it leaves a nim-sum of 0.
+                leaves_zero = nim_sum(after(state, stats.move).heaps) == 0
+                assert stats.proven == ("win" if leaves_zero else "loss"), (heaps, stats)
+    assert proven > 400  # 463 of the root moves, the others cut off by a proof
+
+
+def test_worker_processes_search_a_game_of_ones_own() -> None:
+    state = make_nim(3, 5, 7)
+    with FastMCTS(SearchConfig(seed=1), workers=2) as engine:
+        result = engine.search(state, Budget(iterations=20_000))
+    assert result.value == 1.0 and nim_sum(after(state, result.best_move).heaps) == 0
+
+
+def python_current_player(state: np.ndarray) -> int:
+    return int(state[TO_MOVE])
+
+
+@njit
+def lazy_current_player(state):  # type: ignore[no-untyped-def]
+    return state[TO_MOVE]
+
+
+@njit
+def float_arrays_apply(state, move):  # type: ignore[no-untyped-def]
+    state[0] = move + 0.5j  # a complex number cannot be stored in an int64 array
+
+
+def with_kernel(kernel: Kernel) -> NimState:
+    """Nim with heaps of 1 and 2 on another kernel (its class is local: not to pickle)."""
+
+    class Other(NimState):
+        __slots__ = ()
+
+    Other.kernel = kernel
+    return position(Other, 1, 2)
+
+
+def position(kind: type[NimState], *heaps: int) -> NimState:
+    start = make_nim(*heaps)
+    return kind(start.spec, start.data.copy())
+
+
+def test_a_kernel_of_python_functions_is_refused_by_name() -> None:
+    state = with_kernel(NimState.kernel._replace(current_player=python_current_player))
+    with pytest.raises(TypeError, match=r"Kernel\.current_player must be numba-compiled"):
+        FastMCTS().search(state, Budget(iterations=10))
+    with pytest.raises(ConformanceError, match=r"CURRENT_PLAYER_SIG"):
+        check_game(lambda: state.clone())
+
+
+def test_a_kernel_function_that_does_not_compile_for_its_signature_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"Kernel\.apply does not compile as @njit\(APPLY_SIG\)"):
+        check_kernel(NimState.kernel._replace(apply=float_arrays_apply))
+
+
+def test_a_lazily_compiled_kernel_function_is_compiled_for_its_signature() -> None:
+    state = with_kernel(NimState.kernel._replace(current_player=lazy_current_player))
+    result = FastMCTS(SearchConfig(seed=0)).search(state, Budget(iterations=200))
+    assert result.value == 1.0 and result.best_notation == "2:1"  # leaves 1 and 1
+
+
+# -- a game where a player may move twice in a row --------------------------------
+
+
+@njit(APPLY_SIG, cache=True)
+def apply_with_extra_turns(state, move):  # type: ignore[no-untyped-def]
+    """Nim, but emptying a heap while stones are left elsewhere earns another move."""
+    heap = HEAPS + move // MOST
+    state[heap] -= move % MOST + 1
+    if state[heap] != 0 or is_terminal(state):
+        state[TO_MOVE] = 1 - state[TO_MOVE]
+
+
+@njit(ROLLOUT_SIG, cache=True)
+def rollout_with_extra_turns(state, rng, played):  # type: ignore[no-untyped-def]
+    moves = np.empty((state.shape[0] - HEAPS) * MOST, dtype=np.int64)
+    recorded = 0
+    while not is_terminal(state):
+        move = moves[randint(rng, legal_moves(state, moves))]
+        apply_with_extra_turns(state, move)
+        recorded = record(played, recorded, move)
+    return recorded
+
+
+class ExtraTurnsNim(NimState):
+    kernel = NimState.kernel._replace(
+        apply=apply_with_extra_turns, rollout=rollout_with_extra_turns
+    )
+    __slots__ = ()
+
+
+@functools.cache
+def mover_wins(heaps: tuple[int, ...]) -> bool:
+    """Whether the player to move wins the extra-turn variant, by brute force."""
+    for heap, stones in enumerate(heaps):
+        for taken in range(1, stones + 1):
+            child = (*heaps[:heap], stones - taken, *heaps[heap + 1 :])
+            if sum(child) == 0:
+                return True
+            again = child[heap] == 0  # the same player moves next
+            if mover_wins(child) == again:
+                return True
+    return False
+
+
+def test_a_game_with_extra_turns_is_refused_by_the_options_that_need_turns_taken() -> None:
+    state = position(ExtraTurnsNim, 1, 2)
+    check_game(lambda: state.clone())  # a valid game for the protocol
+    with pytest.raises(ValueError, match="moved twice in a row"):
+        FastMCTS(SearchConfig(seed=0)).search(state, Budget(iterations=2000))
+
+
+@pytest.mark.parametrize("heaps", [(1, 2), (2, 2), (1, 3), (2, 3), (1, 1, 2)])
+def test_a_game_with_extra_turns_is_searched_without_them(heaps: tuple[int, ...]) -> None:
+    state = position(ExtraTurnsNim, *heaps)
+    plain = SearchConfig(seed=0, solver=False, transpositions=False, rave=False)
+    for engine in (FastMCTS(plain), MCTS(SearchConfig(seed=0))):
+        result = engine.search(state, Budget(iterations=20_000))
+        assert (result.value > 0.5) == mover_wins(heaps), (heaps, engine.name)
+        if mover_wins(heaps):
+            child = after(state, result.best_move)
+            again = child.current_player == state.current_player
+            assert sum(child.heaps) == 0 or mover_wins(tuple(child.heaps)) == again, heaps
