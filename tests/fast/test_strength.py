@@ -459,9 +459,9 @@ def test_plain_turns_every_strength_option_off() -> None:
 
 
 def test_the_default_playout_is_the_games_own() -> None:
-    # Random for Gomoku (measured stronger there), decisive elsewhere; an
+    # Threats for Gomoku (measured stronger there), decisive elsewhere; an
     # explicit choice wins.
-    assert search_functions(gomoku.KERNEL, SearchConfig())[1] is gomoku.rollout
+    assert search_functions(gomoku.KERNEL, SearchConfig())[1] is gomoku.threat_rollout
     assert search_functions(connect4.KERNEL, SearchConfig())[1] is connect4.decisive_rollout
     decisive = SearchConfig(playout="decisive")
     assert search_functions(gomoku.KERNEL, decisive)[1] is gomoku.decisive_rollout

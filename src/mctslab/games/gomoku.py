@@ -565,7 +565,7 @@ KERNEL = Kernel(
     playouts={"decisive": decisive_rollout, "threats": threat_rollout},
     candidate_moves=candidate_moves,
     prefers_rave=True,
-    preferred_playout="random",
+    preferred_playout="threats",
 )
 _SYMBOLS = ".XO"
 

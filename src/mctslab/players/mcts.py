@@ -48,8 +48,9 @@ class MCTSPlayer:
     played is passed to ``observe``. In a position the solver has proven
     lost, every move loses and the solver's choice among them is arbitrary
     (each proven after a visit or two): the player then searches again
-    without the solver and plays the move that search prefers, which makes
-    an opponent that has not seen the win still find it (it blocks a four
+    without the solver, with uniformly random playouts (an opponent who may
+    miss the win), and plays the move that search prefers, which makes an
+    opponent that has not seen the win still find it (it blocks a four
     rather than playing anywhere).
     """
 
@@ -135,8 +136,10 @@ def _resister_of(engine: Engine) -> Engine | None:
 
     if not isinstance(engine, MCTS | FastMCTS):
         return None
-    # One process: a second pool of workers would start (seconds) inside a move.
-    config = replace(engine.config, solver=False, reuse_tree=False)
+    # One process: a second pool of workers would start (seconds) inside a move. Random
+    # playouts: they stand for an opponent who may miss the win; checked ones (Gomoku's
+    # threats) find every win, and value every lost move the same.
+    config = replace(engine.config, solver=False, reuse_tree=False, playout="random")
     return new_engine("python" if isinstance(engine, MCTS) else "compiled", config)
 
 
