@@ -23,13 +23,16 @@ signature below (``cache=True`` keeps them between runs):
 - ``is_terminal(state) -> bool`` (:data:`IS_TERMINAL_SIG`).
 - ``returns(state, out)`` (:data:`RETURNS_SIG`): writes one return per player
   into ``out`` (once the game is over), within the spec's
-  ``[min_return, max_return]``.
+  ``[min_return, max_return]`` and on its grid of ``return_steps`` (2, the
+  default, allows a win, a draw and a loss; a score margin needs more).
 - ``current_player(state) -> player`` (:data:`CURRENT_PLAYER_SIG`).
 - ``rollout(state, rng, played) -> count`` (:data:`ROLLOUT_SIG`): plays
   uniformly random legal moves to the end, in place, drawing from ``rng``
-  with :func:`randint` or :func:`uniform`, and writes the moves it plays into
-  ``played`` with :func:`record` (GRAVE reads them), returning the count
-  :func:`record` gives.
+  with :func:`randint` or :func:`uniform`, and writes each move it plays
+  into ``played`` with :func:`record` (GRAVE reads them), returning the
+  count :func:`record` gives. ``played`` may have room for fewer moves, or
+  none (GRAVE off): :func:`record` keeps to it, and compiled code does not
+  check an index, so a write of one's own past its end corrupts memory.
 
 Optional game knowledge, used by the search options of
 :class:`~mctslab.core.SearchConfig` where a game offers it: ``winning_move``
@@ -38,9 +41,11 @@ else -1; the solver trusts it), more ``playouts`` by name (``"decisive"``,
 with the rollout's signature) and ``candidate_moves`` (the legal moves worth
 searching; never none while the game goes on). Put the functions in a
 :class:`Kernel` and the kernel on a :class:`State` subclass, which gives the
-notation and the text of a position (``_parse_notation``, ``_format_move``,
-``notation_help``, ``_end_reason``, ``__str__``); build positions as
-``YourState(GameSpec(...), array)``.
+notation and the text of a position: ``_parse_notation(text) -> move id``
+(None when malformed; ``text`` comes lower-cased and stripped),
+``_format_move(move) -> str``, ``notation_help() -> str``,
+``_end_reason(winner) -> str`` (``winner`` None for a draw) and
+``__str__()``. Build positions as ``YourState(GameSpec(...), array)``.
 
 **Check it**: :func:`mctslab.games.check_game` plays random games through
 the State and the compiled playout and names the first broken rule, the
@@ -49,9 +54,14 @@ the compiled engine trusts the rules (a move id out of range, or a game
 longer than ``spec.max_game_length``, writes outside its arrays). The
 solver, transpositions and GRAVE, on by default where they apply, need the
 two players of a two-player game to take turns; the engine stops with a
-ValueError that says so when a player moves twice in a row. To search with
-worker processes (``FastMCTS(workers=N)``), define the State in a module the
-workers can import.
+ValueError that says so when a player moves twice in a row. A game with
+extra turns (Dots and Boxes, Kalah) keeps them by giving the other player a
+forced pass in between: a move that changes only the player to move, and
+the only legal one there; else search it with ``solver=False,
+transpositions=False, rave=False``. Worker processes
+(``FastMCTS(workers=N)``) are started afresh and import the State's module:
+define the game in a file, and start the search under
+``if __name__ == "__main__":`` when that file is the script run.
 """
 
 from mctslab._jit import (

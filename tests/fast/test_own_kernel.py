@@ -7,8 +7,12 @@ heaps is not 0. A variant with extra turns is checked against brute force.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -121,6 +125,94 @@ def test_a_lazily_compiled_kernel_function_is_compiled_for_its_signature() -> No
     assert result.value == 1.0 and result.best_notation == "2:1"  # leaves 1 and 1
 
 
+@njit(ROLLOUT_SIG)
+def rollout_writing_played_itself(state, rng, played):  # type: ignore[no-untyped-def]
+    moves = np.empty((state.shape[0] - HEAPS) * MOST, dtype=np.int64)
+    count = 0
+    while not is_terminal(state):
+        move = moves[randint(rng, legal_moves(state, moves))]
+        nim_kernel.apply(state, move)
+        played[count] = move  # no room check: past the end when GRAVE is off (no room)
+        count += 1
+    return count
+
+
+@njit(ROLLOUT_SIG)
+def rollout_counting_every_move(state, rng, played):  # type: ignore[no-untyped-def]
+    moves = np.empty((state.shape[0] - HEAPS) * MOST, dtype=np.int64)
+    count = 0
+    while not is_terminal(state):
+        move = moves[randint(rng, legal_moves(state, moves))]
+        nim_kernel.apply(state, move)
+        record(played, count, move)
+        count += 1  # not the count record() gives
+    return count
+
+
+@njit(ROLLOUT_SIG)
+def rollout_recording_nothing(state, rng, played):  # type: ignore[no-untyped-def]
+    moves = np.empty((state.shape[0] - HEAPS) * MOST, dtype=np.int64)
+    while not is_terminal(state):
+        nim_kernel.apply(state, moves[randint(rng, legal_moves(state, moves))])
+    return 0
+
+
+class WritesPlayedItself(NimState):
+    kernel = NimState.kernel._replace(rollout=rollout_writing_played_itself)
+    __slots__ = ()
+
+
+class CountsEveryMove(NimState):
+    kernel = NimState.kernel._replace(rollout=rollout_counting_every_move)
+    __slots__ = ()
+
+
+class RecordsNothing(NimState):
+    kernel = NimState.kernel._replace(rollout=rollout_recording_nothing)
+    __slots__ = ()
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        (WritesPlayedItself, "wrote past its played array"),
+        (CountsEveryMove, r"returned \d+ with room for 0"),
+        (RecordsNothing, "the 0 moves the rollout recorded do not lead"),
+    ],
+)
+def test_check_game_finds_a_rollout_that_does_not_record_its_moves(
+    kind: type[NimState], message: str
+) -> None:
+    # The first two corrupt memory in a search (GRAVE off hands the rollout no room).
+    with pytest.raises(ConformanceError, match=message):
+        check_game(lambda: position(kind, 1, 2, 3))
+
+
+def test_a_state_array_of_another_type_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"numpy array of int64 .* got a 1-dimensional .* int32"):
+        NimState(make_nim(1, 2).spec, np.array([0, 1, 2], dtype=np.int32))
+
+
+def test_a_missing_notation_method_is_named() -> None:
+    class Unwritten(NimState):
+        __slots__ = ()
+        _format_move = nim_kernel.State._format_move  # the base's, as if not written
+
+    state = position(Unwritten, 1, 2)
+    with pytest.raises(NotImplementedError, match=r"Unwritten must define _format_move\(self"):
+        check_game(lambda: state.clone())
+
+
+def test_check_game_names_a_move_id_out_of_range_and_a_class_that_cannot_pickle() -> None:
+    small = make_nim(1, 2)
+    spec = dataclasses.replace(small.spec, num_actions=MOST + 1)  # heap 2's ids are out of range
+    with pytest.raises(ConformanceError, match=r"lists \[16\], outside the move ids 0 to 15"):
+        check_game(lambda: NimState(spec, small.data.copy()))
+    local = with_kernel(NimState.kernel)  # its class is defined in a function
+    with pytest.raises(ConformanceError, match=r"does not pickle .* top level of a module"):
+        check_game(lambda: local.clone())
+
+
 # -- a game where a player may move twice in a row --------------------------------
 
 
@@ -183,3 +275,26 @@ def test_a_game_with_extra_turns_is_searched_without_them(heaps: tuple[int, ...]
             child = after(state, result.best_move)
             again = child.current_player == state.current_player
             assert sum(child.heaps) == 0 or mover_wins(tuple(child.heaps)) == again, heaps
+
+
+def test_workers_refuse_a_game_class_that_they_could_not_import() -> None:
+    # A class defined in python -c (or a REPL, a notebook, a pipe) cannot be imported by a
+    # worker process; before, the workers died and the search said only that.
+    script = (
+        "from mctslab import Budget\n"
+        "from mctslab.fast import FastMCTS\n"
+        "from tests.fast.nim_kernel import NimState, make_nim\n"
+        "class Mine(NimState):\n"
+        "    __slots__ = ()\n"
+        "start = make_nim(1, 2)\n"
+        "FastMCTS(workers=2).search(Mine(start.spec, start.data.copy()), Budget(iterations=100))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    paths = [str(root / "src"), str(root), os.environ.get("PYTHONPATH", "")]
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=environment, timeout=300
+    )
+    assert done.returncode == 1
+    assert "ValueError: Worker processes start afresh" in done.stderr
+    assert "Mine was defined in an interactive session" in done.stderr

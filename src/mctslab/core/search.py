@@ -257,7 +257,7 @@ class MCTS:
         budget = check_instance(budget, "budget", "MCTS.search", Budget, "a Budget").effective()
         check_search_protocol(state)
         if state.is_terminal():
-            raise ValueError(f"Cannot search a finished game: the position has no moves.\n{state}")
+            raise ValueError(f"Cannot search a finished game (is_terminal() is true).\n{state}")
         spec = state.spec
         low = spec.min_return
         scale = return_scale(spec)

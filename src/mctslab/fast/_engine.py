@@ -9,6 +9,8 @@ machine code for thousands of iterations.
 from __future__ import annotations
 
 import math
+import os
+import sys
 import threading
 from collections.abc import Callable
 from time import perf_counter
@@ -136,6 +138,7 @@ class FastMCTS:
         assert share is not None  # the first worker always gets iterations
         tree_size(share, self._node_bytes(state), self._root_moves(state))
         if self.workers > 1:
+            check_importable(state)
             return self._workers().search(state, budget, progress=progress, stop=stop)
         warm_up()
         start = perf_counter()
@@ -342,9 +345,10 @@ class FastMCTS:
                     raise ValueError(
                         f"In {spec.name!r} a player moved twice in a row (in a position the "
                         "search reached), but the compiled engine's solver, transpositions and "
-                        "GRAVE need two players to take turns: search it with solver=False, "
-                        "transpositions=False and rave=False in the SearchConfig, or make the "
-                        "player without a move play a pass."
+                        "GRAVE need two players to take turns: give the other player a forced "
+                        "pass in between (a move that changes only the player to move), or "
+                        "search it with solver=False, transpositions=False and rave=False in "
+                        "the SearchConfig."
                     )
                 done = int(tree.visits[0]) - first_visits - simulations
                 simulations += done
@@ -452,13 +456,26 @@ def check_searchable(state: State) -> None:
     check_instance(state, "state", "FastMCTS.search", State, "a State with a compiled kernel")
     check_kernel(state.kernel)
     if state.is_terminal():
-        raise ValueError(f"Cannot search a finished game: the position has no moves.\n{state}")
+        raise ValueError(f"Cannot search a finished game (is_terminal() is true).\n{state}")
     spec = state.spec
     return_scale(spec)
     if spec.num_actions > MAX_ACTIONS:
         raise ValueError(
             f"The compiled engine stores moves as int16; {spec.name!r} has "
             f"{spec.num_actions} move ids (at most {MAX_ACTIONS})."
+        )
+
+
+def check_importable(state: State) -> None:
+    """Raise ValueError when worker processes could not import ``state``'s class: one defined
+    in a ``__main__`` that is no file (``python -c``, standard input, a REPL, a notebook)."""
+    kind = type(state)
+    script = getattr(sys.modules.get("__main__"), "__file__", None)  # "<stdin>" from a pipe
+    if kind.__module__ == "__main__" and not (script and os.path.isfile(script)):
+        raise ValueError(
+            f"Worker processes start afresh and import the game's class, but {kind.__name__} "
+            "was defined in an interactive session (or python -c): define it in a file, or "
+            "search with workers=1."
         )
 
 

@@ -205,7 +205,11 @@ class WorkerPool:
             message: tuple[Any, ...] = connection.recv()
         except EOFError:
             self.close()
-            raise WorkerError("A search worker process died.") from None
+            raise WorkerError(
+                "A search worker process died (its own error, if it printed one, is above). "
+                "A worker imports the main script anew, so a script must start the search "
+                'under if __name__ == "__main__":.'
+            ) from None
         if message[0] == "invalid":
             raise ValueError(message[1])
         if message[0] == "error":

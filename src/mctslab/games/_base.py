@@ -144,8 +144,15 @@ def check_return_range(spec: Any) -> None:
         )
 
 
+def _array_kind(data: object) -> str:
+    if not isinstance(data, np.ndarray):
+        return repr(type(data).__name__)
+    order = "C-contiguous" if data.flags.c_contiguous else "not contiguous"
+    return f"a {data.ndim}-dimensional {order} array of {data.dtype}"
+
+
 class Kernel(NamedTuple):
-    """A game's compiled rules; every function has the signature in :mod:`mctslab._jit`.
+    """A game's compiled rules; every function has its signature in :mod:`mctslab.kernel`.
 
     The fields after ``rollout`` are optional game knowledge that the compiled
     engine's playing-strength options use where a game offers it (see
@@ -226,6 +233,17 @@ class State:
     __slots__ = ("_data", "spec")
 
     def __init__(self, spec: GameSpec, data: np.ndarray) -> None:
+        check_instance(spec, "spec", type(self).__name__, GameSpec, "a GameSpec")
+        if not (
+            isinstance(data, np.ndarray)
+            and data.dtype == np.int64
+            and data.ndim == 1
+            and data.flags.c_contiguous
+        ):
+            raise TypeError(
+                f"The state of {type(self).__name__} must be a one-dimensional C-contiguous "
+                f"numpy array of int64 (the kernel's signatures); got {_array_kind(data)}."
+            )
         self.spec = spec
         self._data = data
 
@@ -289,7 +307,10 @@ class State:
         return Outcome(winner=winner, reason=self._end_reason(winner), returns=values)
 
     def clone(self) -> Self:
-        return type(self)(self.spec, self._data.copy())
+        # Past __init__: the search clones often, and this array has been checked already.
+        clone = object.__new__(type(self))
+        clone.spec, clone._data = self.spec, self._data.copy()
+        return clone
 
     def parse_move(self, text: str) -> int:
         """The move id for ``text``; raises InvalidMoveError or IllegalMoveError."""
@@ -362,20 +383,30 @@ class State:
     # -- what each game supplies ---------------------------------------------
     def _parse_notation(self, text: str) -> int | None:
         """The move id for lower-cased, stripped ``text``, or None if malformed."""
-        raise NotImplementedError
+        raise self._missing("_parse_notation(self, text: str) -> int | None")
 
     def _format_move(self, move: int) -> str:
-        raise NotImplementedError
+        """The notation of move id ``move`` (what ``_parse_notation`` reads back)."""
+        raise self._missing("_format_move(self, move: int) -> str")
 
     def notation_help(self) -> str:
         """One line telling a person how to write a move in this position."""
-        raise NotImplementedError
+        raise self._missing("notation_help(self) -> str")
 
     def _end_reason(self, winner: int | None) -> str:
-        raise NotImplementedError
+        """How the game ended, for ``outcome()``: ``winner`` is a player index, None for a draw
+        (and in a one-player game)."""
+        raise self._missing("_end_reason(self, winner: int | None) -> str")
 
     def __str__(self) -> str:
-        raise NotImplementedError
+        """The position as text."""
+        raise self._missing("__str__(self) -> str")
+
+    def _missing(self, method: str) -> NotImplementedError:
+        return NotImplementedError(
+            f"{type(self).__name__} must define {method} (a State subclass gives each game's "
+            "notation and text; see mctslab.kernel)."
+        )
 
     def render(self, *, width: int | None = None) -> str:
         """The position as text for a terminal ``width`` characters wide: the grid games

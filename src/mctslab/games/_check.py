@@ -8,6 +8,9 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from mctslab._jit import new_rng
 from mctslab.games._base import (
     STEP_TOLERANCE,
     IllegalMoveError,
@@ -71,10 +74,9 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
                 )
         _check_terminal(state)
         if isinstance(state, State):
-            playout = new_state()
-            assert isinstance(playout, State)
-            playout.random_playout(seed + game)
-            _check_terminal(playout)
+            start = new_state()
+            assert isinstance(start, State)
+            _check_playout(start, seed + game)
 
 
 def _check_position(state: GameState, rng: random.Random) -> None:
@@ -100,8 +102,12 @@ def _check_position(state: GameState, rng: random.Random) -> None:
 def _check_state(state: State, moves: list[int], rng: random.Random) -> None:
     """What a bundled-style State promises beyond the protocol, in a live position."""
     spec = state.spec
-    if not all(0 <= m < spec.num_actions for m in moves):
-        raise ConformanceError(f"{spec.name}: bad legal move list {moves}\n{state}")
+    outside = [m for m in moves if not 0 <= m < spec.num_actions]
+    if outside:
+        raise ConformanceError(
+            f"{spec.name}: legal_moves lists {outside[:5]}, outside the move ids 0 to "
+            f"{spec.num_actions - 1} (spec.num_actions)\n{state}"
+        )
     for move in moves:
         text = state.move_to_str(move)
         if state.parse_move(text) != move:
@@ -121,9 +127,52 @@ def _check_state(state: State, moves: list[int], rng: random.Random) -> None:
     clone.apply(moves[0])
     if clone == state:
         raise ConformanceError(f"{spec.name}: applying a move to a clone left it unchanged")
-    restored = pickle.loads(pickle.dumps(state))
+    try:
+        restored = pickle.loads(pickle.dumps(state))
+    except (pickle.PicklingError, AttributeError, TypeError) as error:
+        raise ConformanceError(
+            f"{spec.name}: the position does not pickle ({error}); worker processes and the "
+            "arena send positions so: define the State class at the top level of a module"
+        ) from None
     if restored != state or restored.legal_moves() != moves:
         raise ConformanceError(f"{spec.name}: pickling does not round-trip")
+
+
+def _check_playout(start: State, seed: int) -> None:
+    """The compiled random playout from ``start``: it ends the game, and it records its moves
+    with ``record()`` (in order, as many as ``played`` holds, none when it holds none, and
+    returns that count), which GRAVE reads; a write past ``played`` would corrupt memory in a
+    search, so ``played`` is a view of a larger array whose tail must stay untouched."""
+    spec = start.spec
+    limit = spec.max_game_length
+    for room in (0, 1, limit + 1):
+        buffer = np.full(room + limit + 1, -1, dtype=np.int64)
+        finish = start.clone()
+        count = start.kernel.rollout(finish._data, new_rng(seed), buffer[:room])
+        if np.any(buffer[room:] != -1):
+            raise ConformanceError(
+                f"{spec.name}: the rollout wrote past its played array (room for {room} "
+                "moves; none while GRAVE is off): write each move with record()"
+            )
+        if not 0 <= count <= room:
+            raise ConformanceError(
+                f"{spec.name}: the rollout returned {count} with room for {room} moves "
+                "played: return the count record() gives"
+            )
+        _check_terminal(finish)
+    replay = start.clone()
+    for move in buffer[:count].tolist():
+        if move not in replay.legal_moves():
+            raise ConformanceError(
+                f"{spec.name}: the rollout recorded {move}, not a legal move where it was "
+                "played: record each move it plays, in order"
+            )
+        replay.apply(move)
+    if replay != finish:
+        raise ConformanceError(
+            f"{spec.name}: the {count} moves the rollout recorded do not lead to the "
+            "position it reached: record each move it plays, in order, with record()"
+        )
 
 
 def _check_terminal(state: GameState) -> None:
