@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -125,50 +126,45 @@ def test_a_lazily_compiled_kernel_function_is_compiled_for_its_signature() -> No
     assert result.value == 1.0 and result.best_notation == "2:1"  # leaves 1 and 1
 
 
-@njit(ROLLOUT_SIG)
-def rollout_writing_played_itself(state, rng, played):  # type: ignore[no-untyped-def]
-    moves = np.empty((state.shape[0] - HEAPS) * MOST, dtype=np.int64)
-    count = 0
-    while not is_terminal(state):
-        move = moves[randint(rng, legal_moves(state, moves))]
-        nim_kernel.apply(state, move)
-        played[count] = move  # no room check: past the end when GRAVE is off (no room)
-        count += 1
-    return count
+#: Ways a rollout can fail to record its moves (the first two corrupt memory in a search).
+WRITES_PAST_PLAYED, COUNTS_EVERY_MOVE, RECORDS_NOTHING, RECORDS = 0, 1, 2, 3
 
 
-@njit(ROLLOUT_SIG)
-def rollout_counting_every_move(state, rng, played):  # type: ignore[no-untyped-def]
-    moves = np.empty((state.shape[0] - HEAPS) * MOST, dtype=np.int64)
-    count = 0
-    while not is_terminal(state):
-        move = moves[randint(rng, legal_moves(state, moves))]
-        nim_kernel.apply(state, move)
-        record(played, count, move)
-        count += 1  # not the count record() gives
-    return count
+def nim_rollout(apply: Any, fault: int = RECORDS) -> Any:
+    """Nim's random playout over ``apply`` (a move's rules), recording as ``fault`` says."""
 
+    @njit(ROLLOUT_SIG)
+    def rollout(state, rng, played):  # type: ignore[no-untyped-def]
+        moves = np.empty((state.shape[0] - HEAPS) * MOST, dtype=np.int64)
+        count = 0
+        while not is_terminal(state):
+            move = moves[randint(rng, legal_moves(state, moves))]
+            apply(state, move)
+            if fault == WRITES_PAST_PLAYED:
+                played[count] = move  # no room check: GRAVE off gives the rollout no room
+                count += 1
+            elif fault == COUNTS_EVERY_MOVE:
+                record(played, count, move)
+                count += 1  # not the count record() gives
+            elif fault == RECORDS:
+                count = record(played, count, move)
+        return count
 
-@njit(ROLLOUT_SIG)
-def rollout_recording_nothing(state, rng, played):  # type: ignore[no-untyped-def]
-    moves = np.empty((state.shape[0] - HEAPS) * MOST, dtype=np.int64)
-    while not is_terminal(state):
-        nim_kernel.apply(state, moves[randint(rng, legal_moves(state, moves))])
-    return 0
+    return rollout
 
 
 class WritesPlayedItself(NimState):
-    kernel = NimState.kernel._replace(rollout=rollout_writing_played_itself)
+    kernel = NimState.kernel._replace(rollout=nim_rollout(nim_kernel.apply, WRITES_PAST_PLAYED))
     __slots__ = ()
 
 
 class CountsEveryMove(NimState):
-    kernel = NimState.kernel._replace(rollout=rollout_counting_every_move)
+    kernel = NimState.kernel._replace(rollout=nim_rollout(nim_kernel.apply, COUNTS_EVERY_MOVE))
     __slots__ = ()
 
 
 class RecordsNothing(NimState):
-    kernel = NimState.kernel._replace(rollout=rollout_recording_nothing)
+    kernel = NimState.kernel._replace(rollout=nim_rollout(nim_kernel.apply, RECORDS_NOTHING))
     __slots__ = ()
 
 
@@ -183,7 +179,6 @@ class RecordsNothing(NimState):
 def test_check_game_finds_a_rollout_that_does_not_record_its_moves(
     kind: type[NimState], message: str
 ) -> None:
-    # The first two corrupt memory in a search (GRAVE off hands the rollout no room).
     with pytest.raises(ConformanceError, match=message):
         check_game(lambda: position(kind, 1, 2, 3))
 
@@ -225,20 +220,9 @@ def apply_with_extra_turns(state, move):  # type: ignore[no-untyped-def]
         state[TO_MOVE] = 1 - state[TO_MOVE]
 
 
-@njit(ROLLOUT_SIG, cache=True)
-def rollout_with_extra_turns(state, rng, played):  # type: ignore[no-untyped-def]
-    moves = np.empty((state.shape[0] - HEAPS) * MOST, dtype=np.int64)
-    recorded = 0
-    while not is_terminal(state):
-        move = moves[randint(rng, legal_moves(state, moves))]
-        apply_with_extra_turns(state, move)
-        recorded = record(played, recorded, move)
-    return recorded
-
-
 class ExtraTurnsNim(NimState):
     kernel = NimState.kernel._replace(
-        apply=apply_with_extra_turns, rollout=rollout_with_extra_turns
+        apply=apply_with_extra_turns, rollout=nim_rollout(apply_with_extra_turns)
     )
     __slots__ = ()
 
