@@ -91,10 +91,10 @@ class SearchConfig:
       (Othello and the numbers game have only random playouts). None (the
       default) leaves it to the game: threats for Gomoku, decisive for the
       others. In Gomoku self-play at equal time threats measured +61 Elo
-      over random on 15x15 (160 games) and +28 on 8x8, where against the
-      original design they score the same (random scored 91.5% there where
-      decisive scored 86.5%); in Connect Four decisive playouts measured +173
-      Elo (benchmarks/STRENGTH.md).
+      over random on 15x15 (160 games) and +28 on 8x8, and the two score
+      the same against the original design on 8x8 (88.0% and 88.8%); in
+      Connect Four decisive playouts measured +173 Elo
+      (benchmarks/STRENGTH.md).
     - ``candidates``: search only the moves a game marks as candidates
       (Gomoku: empty cells within two rows and columns of a stone, the
       common restriction of Gomoku programs); no effect on other games.

@@ -48,8 +48,8 @@ class MCTSPlayer:
     played is passed to ``observe``. In a position the solver has proven
     lost, every move loses and the solver's choice among them is arbitrary
     (each proven after a visit or two): the player then searches again
-    without the solver, with uniformly random playouts (an opponent who may
-    miss the win), and plays the move that search prefers, which makes an
+    without the solver, with decisive playouts (an opponent who sees only a
+    win in one move), and plays the move that search prefers, which makes an
     opponent that has not seen the win still find it (it blocks a four
     rather than playing anywhere).
     """
@@ -136,10 +136,11 @@ def _resister_of(engine: Engine) -> Engine | None:
 
     if not isinstance(engine, MCTS | FastMCTS):
         return None
-    # One process: a second pool of workers would start (seconds) inside a move. Random
-    # playouts: they stand for an opponent who may miss the win; checked ones (Gomoku's
-    # threats) find every win, and value every lost move the same.
-    config = replace(engine.config, solver=False, reuse_tree=False, playout="random")
+    # One process: a second pool of workers would start (seconds) inside a move. Decisive
+    # playouts stand for an opponent who sees only a win in one move: losing at once then
+    # counts against a move, a win further off less; Gomoku's threats playouts find those
+    # too, and value every lost move the same.
+    config = replace(engine.config, solver=False, reuse_tree=False, playout="decisive")
     return new_engine("python" if isinstance(engine, MCTS) else "compiled", config)
 
 
