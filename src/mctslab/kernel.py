@@ -38,10 +38,14 @@ Optional game knowledge, used by the search options of
 :class:`~mctslab.core.SearchConfig` where a game offers it: ``winning_move``
 (:data:`WINNING_MOVE_SIG`, a move that wins at once for the player to move,
 else -1; the solver trusts it), more ``playouts`` by name (``"decisive"``,
-with the rollout's signature) and ``candidate_moves`` (the legal moves worth
-searching; never none while the game goes on). Put the functions in a
-:class:`Kernel` and the kernel on a :class:`State` subclass, which gives the
-notation and the text of a position: ``_parse_notation(text) -> move id``
+with the rollout's signature), ``candidate_moves`` (the legal moves worth
+searching; never none while the game goes on), ``preferred_playout`` (the
+playout a search plays unless told: ``"decisive"`` by default, the rollout
+when there is none) and ``prefers_rave`` (GRAVE on unless told: off by
+default). Put the functions in a :class:`Kernel` and the kernel on a
+:class:`State` subclass, which adds no attributes (``__slots__ = ()``: the
+position lives in the array alone, which is all a clone or a pickle copies)
+and gives the notation and the text of a position: ``_parse_notation(text) -> move id``
 (None when malformed; ``text`` comes lower-cased and stripped),
 ``_format_move(move) -> str``, ``notation_help() -> str``,
 ``_end_reason(winner) -> str`` (``winner`` None for a draw) and
@@ -52,13 +56,14 @@ the State and the compiled playout and names the first broken rule, the
 kernel's signatures included (:func:`check_kernel`). Run it before a search:
 the compiled engine trusts the rules (a move id out of range, or a game
 longer than ``spec.max_game_length``, writes outside its arrays). The
-solver, transpositions and GRAVE, on by default where they apply, need the
-two players of a two-player game to take turns; the engine stops with a
-ValueError that says so when a player moves twice in a row. A game with
+solver and transpositions (on by default) and GRAVE need the turn to pass
+to the next player at every move; the engine stops with a ValueError that
+says so when the search meets a player moving twice in a row (GRAVE also
+credits a playout's moves to the players in turn, unchecked). A game with
 extra turns (Dots and Boxes, Kalah) keeps them by giving the other player a
-forced pass in between: a move that changes only the player to move, and
-the only legal one there; else search it with ``solver=False,
-transpositions=False, rave=False``. Worker processes
+forced pass in between: a move that changes only the player to move, the
+only legal one there, and counted in ``max_game_length``; else search it
+with ``solver=False, transpositions=False, rave=False``. Worker processes
 (``FastMCTS(workers=N)``) are started afresh and import the State's module:
 define the game in a file, and start the search under
 ``if __name__ == "__main__":`` when that file is the script run.

@@ -168,12 +168,20 @@ class RecordsNothing(NimState):
     __slots__ = ()
 
 
+class DecisiveRecordsNothing(NimState):  # a named playout is checked too
+    kernel = NimState.kernel._replace(
+        playouts={"decisive": nim_rollout(nim_kernel.apply, RECORDS_NOTHING)}
+    )
+    __slots__ = ()
+
+
 @pytest.mark.parametrize(
     ("kind", "message"),
     [
-        (WritesPlayedItself, "wrote past its played array"),
-        (CountsEveryMove, r"returned \d+ with room for 0"),
-        (RecordsNothing, "the 0 moves the rollout recorded do not lead"),
+        (WritesPlayedItself, r"Kernel\.rollout wrote past its played array"),
+        (CountsEveryMove, r"Kernel\.rollout returned \d+ with room for 0"),
+        (RecordsNothing, r"Kernel\.rollout: the 0 moves it recorded do not lead"),
+        (DecisiveRecordsNothing, r"Kernel\.playouts\['decisive'\]: the 0 moves it recorded"),
     ],
 )
 def test_check_game_finds_a_rollout_that_does_not_record_its_moves(
@@ -186,6 +194,9 @@ def test_check_game_finds_a_rollout_that_does_not_record_its_moves(
 def test_a_state_array_of_another_type_is_refused() -> None:
     with pytest.raises(TypeError, match=r"numpy array of int64 .* got a 1-dimensional .* int32"):
         NimState(make_nim(1, 2).spec, np.array([0, 1, 2], dtype=np.int32))
+    start = make_nim(1, 2)
+    with pytest.raises(TypeError, match=r"read-only view: copy it\); got .* read-only array"):
+        NimState(start.spec, start.data)
 
 
 def test_a_missing_notation_method_is_named() -> None:
@@ -241,11 +252,20 @@ def mover_wins(heaps: tuple[int, ...]) -> bool:
     return False
 
 
-def test_a_game_with_extra_turns_is_refused_by_the_options_that_need_turns_taken() -> None:
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({}, "solver, transpositions need"),  # Nim's defaults: GRAVE is off
+        ({"solver": False, "transpositions": False, "rave": True}, "rave need"),
+    ],
+)
+def test_a_game_with_extra_turns_is_refused_by_the_options_that_need_turns_taken(
+    options: dict[str, bool], named: str
+) -> None:
     state = position(ExtraTurnsNim, 1, 2)
     check_game(lambda: state.clone())  # a valid game for the protocol
-    with pytest.raises(ValueError, match="moved twice in a row"):
-        FastMCTS(SearchConfig(seed=0)).search(state, Budget(iterations=2000))
+    with pytest.raises(ValueError, match=f"moved twice in a row.*{named}"):
+        FastMCTS(SearchConfig(seed=0, **options)).search(state, Budget(iterations=2000))
 
 
 @pytest.mark.parametrize("heaps", [(1, 2), (2, 2), (1, 3), (2, 3), (1, 1, 2)])

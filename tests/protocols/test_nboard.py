@@ -78,6 +78,19 @@ def test_a_command_a_ping_cancels_goes_unanswered() -> None:
     assert GO_REPLY.match(talk(engine, "go")[-1])
 
 
+def test_every_command_sent_before_the_last_ping_goes_unanswered() -> None:
+    # go, ping 1, go, ping 2 all arrive while the first go searches. Before, answering
+    # ping 1 let the second go search its whole budget and answer before pong 2.
+    engine = NBoardEngine(thinker(iterations=200))
+    talk(engine, "nboard 2", "set game (;GM[Othello]TY[8]B[F5]W[F6];)")
+    for line in ("ping 1", "go", "ping 2"):
+        engine.hear(line)
+    replies = talk(engine, "go", "ping 1", "go", "ping 2")
+    thinking = "status mctslab is thinking"
+    assert replies == [thinking, "status", "pong 1", thinking, "status", "pong 2"]
+    assert GO_REPLY.match(talk(engine, "go")[-1])  # all answered: the next go is searched
+
+
 def test_unknown_commands_are_ignored_and_errors_go_to_the_status_line() -> None:
     logged: list[str] = []
     engine = NBoardEngine(thinker(), log=logged.append)

@@ -20,16 +20,20 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.command(cls=Command)(play.play)
-app.command(cls=Command)(analyze.analyze)
-app.command(cls=Command)(numbers.numbers)
-app.command(cls=Command)(countdown.countdown)
-app.command(cls=Command)(brain.brain)
-app.command(cls=Command)(nboard.nboard)
-app.command(cls=Command)(gtp.gtp)
-app.command(cls=Command)(arena.arena)
-app.command(cls=Command)(serve.serve)
-app.command(cls=Command)(bench.bench)
+# Each with the Command class, whose parse errors name the command (mctslab.cli._usage).
+for command in (
+    play.play,
+    analyze.analyze,
+    numbers.numbers,
+    countdown.countdown,
+    brain.brain,
+    nboard.nboard,
+    gtp.gtp,
+    arena.arena,
+    serve.serve,
+    bench.bench,
+):
+    app.command(cls=Command)(command)
 
 
 def main() -> None:

@@ -342,13 +342,22 @@ class FastMCTS:
                     )
                 if tree.counters[REASON] == TURNS:
                     self.reset()  # the iteration stopped half done
+                    options = [
+                        name
+                        for name, on in (
+                            ("solver", solver),
+                            ("transpositions", config.transpositions),
+                            ("rave", rave),
+                        )
+                        if on
+                    ]
                     raise ValueError(
-                        f"In {spec.name!r} a player moved twice in a row (in a position the "
-                        "search reached), but the compiled engine's solver, transpositions and "
-                        "GRAVE need two players to take turns: give the other player a forced "
-                        "pass in between (a move that changes only the player to move), or "
-                        "search it with solver=False, transpositions=False and rave=False in "
-                        "the SearchConfig."
+                        f"In {spec.name!r} the turn did not pass to the next player (a player "
+                        "moved twice in a row) in a position the search reached, but "
+                        f"{', '.join(options)} need the players to take turns in order: give "
+                        "the player skipped a forced pass (a move that changes only the "
+                        "player to move, counted in max_game_length), or search with "
+                        f"{', '.join(f'{name}=False' for name in options)}."
                     )
                 done = int(tree.visits[0]) - first_visits - simulations
                 simulations += done

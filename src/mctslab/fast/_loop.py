@@ -57,9 +57,10 @@ branches on loop arguments, so the plain search pays only for the tests:
   lost children and stops at proven nodes, backing up their value instead
   of a playout. Players alternate in every bundled two-player game (Othello
   passes are moves), so "the opponent" of a node's mover is the player to
-  move there; a game of one's own that gives a player two moves in a row
-  stops the loop (``TURNS``) when an expansion meets it with the solver,
-  transpositions or GRAVE on.
+  move there; a game of one's own whose turn does not pass to the next
+  player (two moves in a row) stops the loop (``TURNS``) when an expansion
+  meets it with the solver, transpositions or GRAVE on. GRAVE also credits
+  a playout's moves to the players in turn; playouts are not checked.
 - **Transpositions**: a child whose position is already in the tree becomes
   an *alias* (``first_child == ALIAS``) of that node, found through a hash
   table of position hashes, and the iteration goes on from there: the tree
@@ -121,8 +122,8 @@ LARGEST = NUM_COUNTERS - FREE - 1
 #: Values of ``counters[REASON]``: the transposition table must grow before
 #: the next iteration (GROW); the root's value is proven (PROVEN); a reward
 #: was outside [0, 1] or, where value units are exact, not a whole number of
-#: them (OFF_GRID); in a two-player game a player moved twice in a row while
-#: an option that needs turns taken was on (TURNS).
+#: them (OFF_GRID); the turn did not pass to the next player (a player moved
+#: twice in a row) while an option that needs turns taken in order was on (TURNS).
 RAN_ALL, NODE_LIMIT, FULL, GROW, PROVEN, OFF_GRID, TURNS = 0, 1, 2, 3, 4, 5, 6
 #: Proven values, for the player who moved into the node (0: not proven).
 WIN, LOSS, DRAW = 1, -1, 2
@@ -631,11 +632,11 @@ def _search(  # type: ignore[no-untyped-def]
     untouched and the generator rewound), when the transposition table must
     grow, when the solver has proven the root, when ``exact`` and a reward
     is not a whole number of ``units`` (the value units of a reward of 1;
-    otherwise rewards are rounded to them), or when a two-player game gives
-    a player two moves in a row while the solver, transpositions or GRAVE are
-    on (each reads the player to move at a node as the opponent of the player
-    who moved into it; every edge of the tree is checked once, when its child
-    is expanded; that iteration is left half done). With ``SIMULATE_WHEN_FULL``
+    otherwise rewards are rounded to them), or when the turn does not pass to
+    the next player (a player moves twice in a row) while the solver,
+    transpositions or GRAVE are on (each reads who moved into a node from the
+    player to move there; every edge of the tree is checked once, when its
+    child is expanded; that iteration is left half done). With ``SIMULATE_WHEN_FULL``
     a full tree simulates from the leaf reached instead of expanding it.
     ``num_moves`` of a node is 0 until its moves are first listed.
     ``squares`` (UCB1-Tuned), ``proven`` (the solver), ``hashes``/``table``
@@ -667,7 +668,7 @@ def _search(  # type: ignore[no-untyped-def]
     amaf_stamp = 0
     leaf_player = 0
     use_fpu = policy == UCT and fpu < np.inf
-    check_turns = num_players == 2 and (solver or transpose or rave)
+    check_turns = solver or transpose or rave
     path[0] = 0
     counters[REASON] = RAN_ALL
     # A root with a forced win: its move is expanded first and then always
@@ -904,7 +905,8 @@ def _search(  # type: ignore[no-untyped-def]
             line[depth] = legal[pick]
             apply(state, legal[pick])
             depth += 1
-            if check_turns and current_player(state) == movers[depth] and not is_terminal(state):
+            turn = current_player(state)
+            if check_turns and turn != (movers[depth] + 1) % num_players and not is_terminal(state):
                 counters[REASON] = TURNS
                 return iteration
             if transpose:

@@ -207,8 +207,8 @@ class WorkerPool:
             self.close()
             raise WorkerError(
                 "A search worker process died (its own error, if it printed one, is above). "
-                "A worker imports the main script anew, so a script must start the search "
-                'under if __name__ == "__main__":.'
+                "If a script started the search, it must do so under "
+                'if __name__ == "__main__": (a worker imports the script anew).'
             ) from None
         if message[0] == "invalid":
             raise ValueError(message[1])

@@ -148,7 +148,8 @@ def _array_kind(data: object) -> str:
     if not isinstance(data, np.ndarray):
         return repr(type(data).__name__)
     order = "C-contiguous" if data.flags.c_contiguous else "not contiguous"
-    return f"a {data.ndim}-dimensional {order} array of {data.dtype}"
+    access = "" if data.flags.writeable else "read-only "
+    return f"a {data.ndim}-dimensional {order} {access}array of {data.dtype}"
 
 
 class Kernel(NamedTuple):
@@ -239,10 +240,12 @@ class State:
             and data.dtype == np.int64
             and data.ndim == 1
             and data.flags.c_contiguous
+            and data.flags.writeable
         ):
             raise TypeError(
                 f"The state of {type(self).__name__} must be a one-dimensional C-contiguous "
-                f"numpy array of int64 (the kernel's signatures); got {_array_kind(data)}."
+                f"writeable numpy array of int64 (the kernel's signatures; another state's "
+                f".data is a read-only view: copy it); got {_array_kind(data)}."
             )
         self.spec = spec
         self._data = data

@@ -6,7 +6,7 @@ import math
 import pickle
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -76,7 +76,12 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
         if isinstance(state, State):
             start = new_state()
             assert isinstance(start, State)
-            _check_playout(start, seed + game)
+            playouts = {"rollout": start.kernel.rollout}
+            playouts.update(
+                (f"playouts[{k!r}]", f) for k, f in (start.kernel.playouts or {}).items()
+            )
+            for name, playout in playouts.items():
+                _check_playout(start, seed + game, name, playout)
 
 
 def _check_position(state: GameState, rng: random.Random) -> None:
@@ -138,40 +143,41 @@ def _check_state(state: State, moves: list[int], rng: random.Random) -> None:
         raise ConformanceError(f"{spec.name}: pickling does not round-trip")
 
 
-def _check_playout(start: State, seed: int) -> None:
-    """The compiled random playout from ``start``: it ends the game, and it records its moves
-    with ``record()`` (in order, as many as ``played`` holds, none when it holds none, and
-    returns that count), which GRAVE reads; a write past ``played`` would corrupt memory in a
-    search, so ``played`` is a view of a larger array whose tail must stay untouched."""
-    spec = start.spec
-    limit = spec.max_game_length
+def _check_playout(start: State, seed: int, name: str, playout: Any) -> None:
+    """The kernel's compiled ``playout`` (its field ``name``) from ``start``: it ends the game,
+    and it records its moves with ``record()`` (in order, as many as ``played`` holds, none
+    when it holds none, and returns that count), which GRAVE reads; a write past ``played``
+    would corrupt memory in a search, so ``played`` is a view of a larger array whose tail
+    must stay untouched."""
+    what = f"{start.spec.name}: Kernel.{name}"
+    limit = start.spec.max_game_length
     for room in (0, 1, limit + 1):
         buffer = np.full(room + limit + 1, -1, dtype=np.int64)
         finish = start.clone()
-        count = start.kernel.rollout(finish._data, new_rng(seed), buffer[:room])
+        count = playout(finish._data, new_rng(seed), buffer[:room])
         if np.any(buffer[room:] != -1):
             raise ConformanceError(
-                f"{spec.name}: the rollout wrote past its played array (room for {room} "
-                "moves; none while GRAVE is off): write each move with record()"
+                f"{what} wrote past its played array (room for {room} moves; none while "
+                "GRAVE is off): write each move with record()"
             )
         if not 0 <= count <= room:
             raise ConformanceError(
-                f"{spec.name}: the rollout returned {count} with room for {room} moves "
-                "played: return the count record() gives"
+                f"{what} returned {count} with room for {room} moves played: return the "
+                "count record() gives"
             )
         _check_terminal(finish)
     replay = start.clone()
     for move in buffer[:count].tolist():
         if move not in replay.legal_moves():
             raise ConformanceError(
-                f"{spec.name}: the rollout recorded {move}, not a legal move where it was "
-                "played: record each move it plays, in order"
+                f"{what} recorded {move}, not a legal move where it was played: record each "
+                "move it plays, in order"
             )
         replay.apply(move)
     if replay != finish:
         raise ConformanceError(
-            f"{spec.name}: the {count} moves the rollout recorded do not lead to the "
-            "position it reached: record each move it plays, in order, with record()"
+            f"{what}: the {count} moves it recorded do not lead to the position it reached: "
+            "record each move it plays, in order, with record()"
         )
 
 

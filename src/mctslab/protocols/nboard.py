@@ -209,8 +209,12 @@ class NBoardEngine:
         self._start = _new_othello()
         self._moves: list[int] = []
         self._state = self._start.clone()
-        #: Set when a ping arrives (see :meth:`hear`), cleared once it is answered.
+        #: Set while a ping that has arrived (see :meth:`hear`) is not yet answered; pings
+        #: heard and not yet answered are counted, so that the first answer does not clear
+        #: it while a later ping still waits behind the commands it cancels.
         self._ping_heard = threading.Event()
+        self._pings_waiting = 0
+        self._pings_lock = threading.Lock()
         self._commands: dict[str, Callable[[str], Iterable[str]]] = {
             "nboard": lambda _: [f"set myname {NAME}"],
             "set": self._set,
@@ -229,7 +233,9 @@ class NBoardEngine:
         says), and any search begun before the ping is answered; their commands send
         nothing more (see the module's docstring)."""
         if line.strip().lower().startswith("ping"):
-            self._ping_heard.set()
+            with self._pings_lock:
+                self._pings_waiting += 1
+                self._ping_heard.set()
 
     def handle(self, line: str) -> Iterator[str]:
         text = line.strip()
@@ -322,7 +328,11 @@ class NBoardEngine:
         yield "status"
 
     def _ping(self, argument: str) -> list[str]:
-        self._ping_heard.clear()
+        with self._pings_lock:
+            # A ping handled without having been heard (a caller of handle() alone) counts 0.
+            self._pings_waiting = max(0, self._pings_waiting - 1)
+            if self._pings_waiting == 0:
+                self._ping_heard.clear()
         return [f"pong {argument}"]
 
     def _quit(self, _: str) -> list[str]:
