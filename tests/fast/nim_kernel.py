@@ -101,8 +101,8 @@ class NimState(State):
 
 
 def make_nim(*heaps):
-    if not heaps or not all(0 <= heap <= MOST for heap in heaps):
-        raise ValueError(f"give one or more heaps of 0 to {MOST} stones; got {heaps}")
+    if not sum(heaps) or not all(0 <= heap <= MOST for heap in heaps):
+        raise ValueError(f"give heaps of 0 to {MOST} stones, not all empty; got {heaps}")
     spec = GameSpec(
         name="nim",
         num_players=2,

@@ -21,10 +21,12 @@ import pytest
 from numba import njit
 
 from mctslab import Budget, SearchConfig
+from mctslab.arena import play_games
 from mctslab.core import MCTS
 from mctslab.fast import FastMCTS
 from mctslab.games import ConformanceError, check_game
 from mctslab.kernel import APPLY_SIG, ROLLOUT_SIG, Kernel, check_kernel, randint, record
+from mctslab.players import MCTSPlayer
 from tests.fast import nim_kernel
 from tests.fast.nim_kernel import HEAPS, MOST, TO_MOVE, NimState, is_terminal, legal_moves, make_nim
 
@@ -302,3 +304,22 @@ def test_workers_refuse_a_game_class_that_they_could_not_import() -> None:
     assert done.returncode == 1
     assert "ValueError: Worker processes start afresh" in done.stderr
     assert "Mine was defined in an interactive session" in done.stderr
+
+
+def test_play_games_plays_a_game_of_ones_own_from_its_position() -> None:
+    # Heaps 1, 2, 3: a nim-sum of 0, so whoever moves second wins with best play (Bouton), and
+    # a search that proves every position this small plays best.
+    a, b = (
+        MCTSPlayer(config=SearchConfig(seed=seed), budget=Budget(iterations=5000))
+        for seed in (1, 2)
+    )
+    games = play_games(make_nim(1, 2, 3), a, b, games=4)
+    assert [game["winner"] for game in games] == [1, 1, 1, 1]  # the seat moving second
+    assert [game["score"] for game in games] == [0.0, 1.0, 0.0, 1.0]  # a moves first in even games
+    assert {game["game"] for game in games} == {"nim"}
+    with pytest.raises(ValueError, match="'params' parameter of play_games must be None when"):
+        play_games(make_nim(1, 2, 3), a, b, params={})
+    finished = make_nim(1)
+    finished.play("1:1")
+    with pytest.raises(ValueError, match="needs a position with moves to play"):
+        play_games(finished, a, b)

@@ -7,7 +7,8 @@ and appends every finished game to a JSONL record from which an interrupted
 run resumes. The same :func:`run_match` runs in this process, on a local
 process pool or on a Ray cluster. From Python, :func:`play_games` plays
 games between two players of one's own (an :class:`~mctslab.players.MCTSPlayer`
-with one's own engine, say) with colours alternated.
+with one's own engine, say) with colours alternated, of a bundled game or
+from a position of one's own game (:mod:`mctslab.kernel`).
 """
 
 from mctslab.arena.backends import Backend, InProcess, ProcessPool, RayCluster

@@ -91,6 +91,7 @@ def play_game(
     interrupted: Callable[[], bool] | None = None,
     *,
     build: PlayerBuilder = _build,
+    start: State | None = None,
 ) -> dict[str, Any]:
     """Play ``task``'s game to the end and return its record entry.
 
@@ -102,9 +103,10 @@ def play_game(
     with KeyboardInterrupt when it says so: a search stopped by Ctrl-C
     returns its best move rather than raising.
     ``build`` makes the players (by default from their specs), so that a
-    player written in Python can take a recorded game's seat.
+    player written in Python can take a recorded game's seat. ``start``, a
+    position of a game of one's own, replaces ``make(task.game, **task.params)``.
     """
-    state = make(task.game, **task.params)
+    state = make(task.game, **task.params) if start is None else start.clone()
     specs = [parse_player(text) for text in task.players]
     # Slot 0 is player A, slot 1 player B; seat 0 moves first.
     slot_of_seat = (0, 1) if task.a_seat == 0 else (1, 0)
@@ -189,7 +191,7 @@ def play_game(
 
 
 def play_games(
-    game: str,
+    game: str | State,
     a: Player,
     b: Player,
     *,
@@ -198,9 +200,12 @@ def play_games(
 ) -> list[dict[str, Any]]:
     """Play ``games`` games of ``game`` between two players of one's own, colours alternated.
 
+    ``game`` is a bundled game's name, with its ``params`` (``{"size": 8}``
+    for Gomoku), or a position to start every game from, of any game, one's
+    own included (see :mod:`mctslab.kernel`; ``params`` then stays None).
     ``a`` moves first in the even games (the first included), ``b`` in the
-    others; ``params`` are the game's (``{"size": 8}`` for Gomoku). Returns
-    each game's entry as :func:`play_game` gives it: ``score`` is ``a``'s (1
+    others. Returns each game's entry as :func:`play_game` gives it:
+    ``score`` is ``a``'s (1
     a win, 0.5 a draw, 0 a loss), ``winner`` the seat that won (None for a
     draw), with ``result``, ``reason`` and ``moves``; ``players`` holds each
     seat's ``id`` ("A" is ``a``) and ``name``. The players are started for
@@ -208,11 +213,22 @@ def play_games(
     caller's.
     """
     check_int(games, "games", "play_games", low=1)
-    if params is None:
-        params = {}
-    elif not isinstance(params, Mapping):
-        raise invalid("params", "play_games", "None or a mapping", params)
-    make(game, **params)  # the game and its parameters checked before any game is played
+    start: State | None = None
+    if isinstance(game, State):
+        if params is not None:
+            raise invalid("params", "play_games", "None when game is a position", params)
+        if game.is_terminal():
+            raise ValueError(f"play_games needs a position with moves to play; got:\n{game}")
+        start = game
+        game, params = start.spec.name, start.spec.params
+    elif not isinstance(game, str):
+        raise invalid("game", "play_games", "a game's name or a State", game)
+    else:
+        if params is None:
+            params = {}
+        elif not isinstance(params, Mapping):
+            raise invalid("params", "play_games", "None or a mapping", params)
+        make(game, **params)  # the game and its parameters checked before any game is played
     for name, player in (("a", a), ("b", b)):
         steps = ("start", "choose", "observe")
         if not hasattr(player, "name") or not all(
@@ -227,7 +243,7 @@ def play_games(
     for index in range(games):
         # The specs only fill the task: the players are the ones given.
         task = GameTask(game, params, ("random", "random"), (None, None), index, index % 2, ())
-        entry = play_game(task, build=lambda player_id, spec, seed: seats[player_id])
+        entry = play_game(task, build=lambda player_id, spec, seed: seats[player_id], start=start)
         entry["players"] = [
             {"id": seat["id"], "name": names[seat["id"]]} for seat in entry["players"]
         ]
