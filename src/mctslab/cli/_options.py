@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -144,6 +145,24 @@ def interrupted(message: str = "Interrupted.") -> NoReturn:
     gives a program that SIGINT ended."""
     error_console.print(message, soft_wrap=True)
     raise typer.Exit(130) from None
+
+
+@contextlib.contextmanager
+def searches_until_ctrl_c(player: MCTSPlayer) -> Iterator[Callable[[], bool]]:
+    """A run of ``player``'s searches that Ctrl-C ends, the player closed after it.
+
+    The engines answer Ctrl-C by returning their best move so far, so the block
+    asks the function it is given after each search whether Ctrl-C was pressed,
+    and stops; one pressed between two searches ends the block. After it, the
+    function says whether the run was cut short.
+    """
+    with noticing_ctrl_c() as pressed:
+        try:
+            yield pressed
+        except KeyboardInterrupt:
+            pass  # between two searches
+        finally:
+            player.close()
 
 
 def fail(message: str) -> NoReturn:

@@ -10,7 +10,6 @@ from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
-from mctslab._interrupt import noticing_ctrl_c
 from mctslab.cli import _options as opt
 
 
@@ -36,33 +35,28 @@ def countdown(
     truth = solve(max_start)
     player = opt.mcts_player(engine, opt.search_config(seed, c), search_budget, 1)
     rows: list[dict[str, Any]] = []
-    # The engines answer Ctrl-C by returning their best move so far; the command stops
-    # anyway, with the starts already checked (before, it went on to the next start).
-    # Progress goes to stderr, which stays the terminal when the table is redirected.
+    # Ctrl-C stops the command with the starts already checked (before, it went on to the
+    # next start). Progress goes to stderr, which stays the terminal when the table is
+    # redirected.
     shown = opt.error_console.is_terminal and not as_json
     progress = Progress(console=opt.error_console, disable=not shown, transient=True)
-    with noticing_ctrl_c() as interrupted, progress:
-        try:
-            for start in progress.track(range(1, max_start + 1), description="searching"):
-                player.reset()
-                result = player.analyse(make(start=start))
-                if interrupted():
-                    break
-                solution = truth[start]
-                correct = result.best_move in solution.winning_moves or not solution.wins
-                rows.append(
-                    {
-                        "start": start,
-                        "best_move": int(result.best_notation),
-                        "win_rate": result.value,
-                        "correct": correct,
-                        "winning_moves": sorted(m + 1 for m in solution.winning_moves),
-                    }
-                )
-        except KeyboardInterrupt:
-            pass  # between two searches
-        finally:
-            player.close()
+    with opt.searches_until_ctrl_c(player) as interrupted, progress:
+        for start in progress.track(range(1, max_start + 1), description="searching"):
+            player.reset()
+            result = player.analyse(make(start=start))
+            if interrupted():
+                break
+            solution = truth[start]
+            correct = result.best_move in solution.winning_moves or not solution.wins
+            rows.append(
+                {
+                    "start": start,
+                    "best_move": int(result.best_notation),
+                    "win_rate": result.value,
+                    "correct": correct,
+                    "winning_moves": sorted(m + 1 for m in solution.winning_moves),
+                }
+            )
     if as_json:
         print(json.dumps(rows, indent=2))
     else:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args
 import typer
 from rich.table import Table
 
-from mctslab._interrupt import noticing_ctrl_c
 from mctslab.cli import _options as opt
 from mctslab.cli._thinking import Thinking
 from mctslab.core.config import COINFLIP_C, Budget, TreePolicy
@@ -84,25 +83,20 @@ def numbers(
     config = opt.search_config(seed, c, tree_policy=policy, bandit="ucb1")
     player = opt.mcts_player(engine, config, Budget(iterations=num_sims), 1)
     report: list[dict[str, Any]] = []
-    # The engines answer Ctrl-C by returning their best move so far; the command stops
-    # anyway, after the levels already decided (before, it went on to the next level).
-    with noticing_ctrl_c() as interrupted:
-        try:
-            for level in range(levels):
-                search_budget = Budget(iterations=max(1, num_sims // (level + 1)))
-                with Thinking(opt.error_console, f"Level {level}", estimate=_mean) as thinking:
-                    result = player.engine.search(state, search_budget, progress=thinking)
-                if interrupted():
-                    break
-                if level == 0 and tree is not None:
-                    _draw(player.engine, state, tree, tree_depth, tree_top, num_sims)
-                report.append(_level(level, state, result, as_json))
-                player.observe(result.best_move)
-                state.apply(result.best_move)
-        except KeyboardInterrupt:
-            pass  # between two searches
-        finally:
-            player.close()
+    # Ctrl-C stops the command after the levels already decided (before, it went on to the
+    # next level).
+    with opt.searches_until_ctrl_c(player) as interrupted:
+        for level in range(levels):
+            search_budget = Budget(iterations=max(1, num_sims // (level + 1)))
+            with Thinking(opt.error_console, f"Level {level}", estimate=_mean) as thinking:
+                result = player.engine.search(state, search_budget, progress=thinking)
+            if interrupted():
+                break
+            if level == 0 and tree is not None:
+                _draw(player.engine, state, tree, tree_depth, tree_top, num_sims)
+            report.append(_level(level, state, result, as_json))
+            player.observe(result.best_move)
+            state.apply(result.best_move)
     if as_json:
         print(json.dumps({"levels": report, "final": _describe(state)}, indent=2))
     if interrupted():

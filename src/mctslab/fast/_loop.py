@@ -905,8 +905,11 @@ def _search(  # type: ignore[no-untyped-def]
             line[depth] = legal[pick]
             apply(state, legal[pick])
             depth += 1
-            turn = current_player(state)
-            if check_turns and turn != (movers[depth] + 1) % num_players and not is_terminal(state):
+            if (
+                check_turns
+                and current_player(state) != (movers[depth] + 1) % num_players
+                and not is_terminal(state)  # at the end, the player to move means nothing
+            ):
                 counters[REASON] = TURNS
                 return iteration
             if transpose:

@@ -180,6 +180,12 @@ class Kernel(NamedTuple):
     #: The playout (``SearchConfig.playout``) when the settings leave it to the game.
     preferred_playout: str = "decisive"
 
+    def playout_fields(self) -> list[tuple[str, Any]]:
+        """Every playout with the field that holds it: ``("rollout", ...)``, then
+        ``("playouts['decisive']", ...)`` and so on."""
+        named = (self.playouts or {}).items()
+        return [("rollout", self.rollout), *((f"playouts[{k!r}]", f) for k, f in named)]
+
 
 #: Each function field of :class:`Kernel`, with its signature and that signature's name in
 #: :mod:`mctslab.kernel`.
@@ -205,9 +211,9 @@ def check_kernel(kernel: Kernel) -> None:
     (its result cast to the signature's type, as numba casts).
     """
     check_instance(kernel, "kernel", "check_kernel", Kernel, "a Kernel")
-    fields = [(f"Kernel.{name}", getattr(kernel, name), name) for name in _SIGNATURES]
-    playouts = (kernel.playouts or {}).items()
-    fields += [(f"Kernel.playouts[{key!r}]", function, "rollout") for key, function in playouts]
+    others = [name for name in _SIGNATURES if name != "rollout"]  # the playouts come below
+    fields = [(f"Kernel.{name}", getattr(kernel, name), name) for name in others]
+    fields += [(f"Kernel.{field}", f, "rollout") for field, f in kernel.playout_fields()]
     for what, function, kind in fields:
         if function is None and kind in ("winning_move", "candidate_moves"):
             continue

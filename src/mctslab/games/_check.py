@@ -76,12 +76,8 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
         if isinstance(state, State):
             start = new_state()
             assert isinstance(start, State)
-            playouts = {"rollout": start.kernel.rollout}
-            playouts.update(
-                (f"playouts[{k!r}]", f) for k, f in (start.kernel.playouts or {}).items()
-            )
-            for name, playout in playouts.items():
-                _check_playout(start, seed + game, name, playout)
+            for field, playout in start.kernel.playout_fields():
+                _check_playout(start, seed + game, field, playout)
 
 
 def _check_position(state: GameState, rng: random.Random) -> None:
@@ -143,13 +139,13 @@ def _check_state(state: State, moves: list[int], rng: random.Random) -> None:
         raise ConformanceError(f"{spec.name}: pickling does not round-trip")
 
 
-def _check_playout(start: State, seed: int, name: str, playout: Any) -> None:
-    """The kernel's compiled ``playout`` (its field ``name``) from ``start``: it ends the game,
+def _check_playout(start: State, seed: int, field: str, playout: Any) -> None:
+    """The kernel's compiled ``playout`` (its ``field``) from ``start``: it ends the game,
     and it records its moves with ``record()`` (in order, as many as ``played`` holds, none
     when it holds none, and returns that count), which GRAVE reads; a write past ``played``
     would corrupt memory in a search, so ``played`` is a view of a larger array whose tail
     must stay untouched."""
-    what = f"{start.spec.name}: Kernel.{name}"
+    what = f"{start.spec.name}: Kernel.{field}"
     limit = start.spec.max_game_length
     for room in (0, 1, limit + 1):
         buffer = np.full(room + limit + 1, -1, dtype=np.int64)
