@@ -22,6 +22,7 @@ from mctslab.fast import FastMCTS
 from mctslab.fast._loop import (
     ALIAS,
     DRAW,
+    DRAWS,
     FREE,
     LARGEST,
     LOSS,
@@ -270,6 +271,8 @@ def check_graph(
         find(tree.table, tree.hashes, tree.hashes[node]) == node for node in positions if node
     )
     assert 1 + blocks + free_slots(tree) == tree.counters[USED]
+    if tree.solver:  # the count that tells the loop to look for drawn children
+        assert tree.counters[DRAWS] == sum(tree.proven[node] == DRAW for node in positions)
     return positions
 
 
@@ -374,7 +377,7 @@ def test_every_proven_node_holds_its_minimax_value() -> None:
     assert checked > 500
 
 
-@pytest.mark.parametrize("name", ["connect4", "countdown"])
+@pytest.mark.parametrize("name", ["connect4", "countdown", "tictactoe"])
 def test_graph_kept_across_moves(name: str) -> None:
     # Re-rooting copies the sub-graph once per position: children that
     # transposed to nodes outside it become nodes of their own.

@@ -78,7 +78,9 @@ class SearchConfig:
 
     - ``solver``: MCTS-Solver (Winands, Björnsson & Saito 2008), with draws:
       wins, losses and draws proven in the tree are passed up it, a proven
-      win is always played and a proven loss only when every move loses; the
+      win is always played and a proven loss only when every move loses; a
+      proven draw is not visited again, its value bounding the rewards backed
+      up through its parent instead, so that its siblings get proven; the
       search ends early (``stopped_by="proven"``) once the root's value is
       known. Two-player zero-sum games only (skipped for one player).
     - ``playout``: ``"random"``, uniform random moves; ``"decisive"``, a move

@@ -55,9 +55,15 @@ branches on loop arguments, so the plain search pays only for the tests:
   iteration's path; a node reached through a proven child learns it on the
   way down too, which is how proofs cross transpositions. Selection skips
   lost children and stops at proven nodes, backing up their value instead
-  of a playout. Players alternate in every bundled two-player game (Othello
-  passes are moves), so "the opponent" of a node's mover is the player to
-  move there; a game of one's own whose turn does not pass to the next
+  of a playout. It skips drawn children too, so that their unknown siblings
+  are searched (and the node proven) rather than a known draw visited over
+  and over; the draw stays in the node's value as a bound instead: every
+  reward backed up through a node whose player to move has a drawn child is
+  at least a draw for that player (a pessimistic bound in the sense of
+  Cazenave & Saffidine's score-bounded MCTS, 2010; looked for only once
+  the tree holds a draw). Players alternate in every bundled two-player
+  game (Othello passes are moves), so "the opponent" of a node's mover is
+  the player to move there; a game of one's own whose turn does not pass to the next
   player (two moves in a row) stops the loop (``TURNS``) when an expansion
   meets it with the solver, transpositions or GRAVE on. GRAVE also credits
   a playout's moves to the players in turn; playouts are not checked.
@@ -113,9 +119,10 @@ UCT, COINFLIP = 0, 1
 #: What the loop does when a new child does not fit in the arrays.
 STOP_WHEN_FULL, SIMULATE_WHEN_FULL = 0, 1
 #: Slots of the ``counters`` array: slots handed out, nodes in the tree, why
-#: the loop returned early, entries in the transposition table, then one
-#: free-list head per block size 2**k (0 = empty), k up to :data:`LARGEST`.
-USED, NODES, REASON, ENTRIES, FREE = 0, 1, 2, 3, 4
+#: the loop returned early, entries in the transposition table, nodes the
+#: solver proved drawn, then one free-list head per block size 2**k (0 =
+#: empty), k up to :data:`LARGEST`.
+USED, NODES, REASON, ENTRIES, DRAWS, FREE = 0, 1, 2, 3, 4, 5
 NUM_COUNTERS = FREE + 16
 #: The largest block size class: 2**15 slots, more than an int16 move count.
 LARGEST = NUM_COUNTERS - FREE - 1
@@ -464,6 +471,27 @@ def settle(
     return DRAW if best == 0 else -best
 
 
+@njit(cache=True, **NO_REFCOUNTS)
+def can_draw(
+    first_child: np.ndarray,
+    num_children: np.ndarray,
+    proven: np.ndarray,
+    hashes: np.ndarray,
+    table: np.ndarray,
+    node: int,
+    transpose: bool,
+) -> bool:
+    """Whether a child of ``node`` is proven drawn: the player to move there can secure a draw."""
+    first = first_child[node]
+    for i in range(num_children[node]):
+        child = first + i
+        if transpose:
+            child = resolve(first_child, hashes, table, child)
+        if proven[child] == DRAW:
+            return True
+    return False
+
+
 # -- selection ---------------------------------------------------------------------
 
 #: What selection returns instead of a child index.
@@ -495,8 +523,9 @@ def _best_child(
     Scores are float32 in the ``scores`` scratch array so the loops
     vectorise (no division-by-zero check: every child has a visit), which
     makes selection in wide nodes several times faster. With the solver,
-    lost children are skipped (NO_CHILD when no other is left) and a won one
-    returns WON_CHILD.
+    lost and drawn children are skipped (NO_CHILD when no other is left) and
+    a won one returns WON_CHILD: a draw is known, and visiting it again would
+    teach nothing (the loop backs its value up as a floor instead).
     """
     # Single precision, as the scores: logf costs half of log (measured: 7% of a
     # Connect Four search in log), and ln N needs no more than float32's 7 digits.
@@ -522,7 +551,7 @@ def _best_child(
     if solver:
         child_proven = proven[first : first + count]
         for i in range(count):
-            if child_proven[i] == LOSS:
+            if child_proven[i] == LOSS or child_proven[i] == DRAW:
                 scores[i] = -np.inf
             elif child_proven[i] == WIN:
                 return WON_CHILD
@@ -658,8 +687,10 @@ def _search(  # type: ignore[no-untyped-def]
     stamp = 0
     rewards = np.empty(num_players, dtype=np.float64)
     gains = np.empty(num_players, dtype=np.float64)
+    bounded = np.empty(num_players, dtype=np.float64)  # the gains backed up, draws bounding them
     points = np.empty(num_players, dtype=np.uint32)  # the gains in value units
     per_unit = 1.0 / units
+    draw_points = round(0.5 * units)  # a draw's reward in value units, as a proven draw backs up
     path = np.empty(max_depth + 1, dtype=np.int64)
     movers = np.empty(max_depth + 1, dtype=np.int64)
     line = np.empty(max_depth + 1, dtype=np.int64)  # the move played at each level
@@ -802,6 +833,7 @@ def _search(  # type: ignore[no-untyped-def]
                         first_child, num_children, num_moves, proven, hashes, table, node, transpose
                     )
                     proven[node] = known
+                    counters[DRAWS] += known == DRAW
                     break
                 if pick >= 0 and (tried == num_moves[node] or not use_fpu or scores[pick] >= fpu):
                     # The move is the slot's own: an alias's node was reached by another.
@@ -935,6 +967,7 @@ def _search(  # type: ignore[no-untyped-def]
                         proven[child] = LOSS
                     else:
                         proven[child] = DRAW
+                        counters[DRAWS] += 1
                 elif winning_move(state) >= 0:
                     proven[child] = LOSS
                 known = proven[child]
@@ -963,15 +996,29 @@ def _search(  # type: ignore[no-untyped-def]
                 counters[REASON] = OFF_GRID  # the game's spec is wrong: the tree is let go
                 return iteration
             points[player] = whole
-        # Backpropagation, and proofs passed up while they decide the parent.
+        # Backpropagation, leaf first, and proofs passed up while they decide the parent.
+        # A node whose player to move has a proven draw is worth at most a draw to its
+        # mover: from there up the reward is bounded by it (the drawn child is no longer
+        # visited, and its siblings' worse playouts must not lower the node below it).
+        for player in range(num_players):
+            bounded[player] = gains[player]
         visits[0] += 1
-        for level in range(1, depth + 1):
+        for level in range(depth, 0, -1):
             entered = path[level]
             mover = movers[level]
+            if (
+                solver
+                and counters[DRAWS] > 0
+                and can_draw(first_child, num_children, proven, hashes, table, entered, transpose)
+            ):
+                points[mover] = min(points[mover], draw_points)
+                points[1 - mover] = max(points[1 - mover], draw_points)
+                bounded[mover] = min(bounded[mover], 0.5)
+                bounded[1 - mover] = max(bounded[1 - mover], 0.5)
             visits[entered] += 1
             values[entered] += points[mover]
             if tuned:
-                squares[entered] += gains[mover] * gains[mover]
+                squares[entered] += bounded[mover] * bounded[mover]
         if rave:
             amaf_stamp = _rave.record(
                 path,
@@ -1005,6 +1052,7 @@ def _search(  # type: ignore[no-untyped-def]
                 if outcome == 0:
                     break
                 proven[parent] = outcome
+                counters[DRAWS] += outcome == DRAW
     return iterations
 
 
@@ -1061,6 +1109,7 @@ def _compact(  # type: ignore[no-untyped-def]
     used = 1
     nodes = 1
     entries = 0
+    draws = int(solver and proven[root] == DRAW)
     node = 0
     while node < used:
         origin = new_first_child[node]
@@ -1093,6 +1142,7 @@ def _compact(  # type: ignore[no-untyped-def]
                 new_num_moves[slot] = num_moves[child]
                 if solver:
                     new_proven[slot] = proven[child]
+                    draws += proven[child] == DRAW
                 if tuned:
                     new_squares[slot] = squares[child]
                 new_first_child[slot] = child
@@ -1105,6 +1155,7 @@ def _compact(  # type: ignore[no-untyped-def]
     new_counters[USED] = used
     new_counters[NODES] = nodes
     new_counters[ENTRIES] = entries
+    new_counters[DRAWS] = draws
     return True
 
 

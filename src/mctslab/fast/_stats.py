@@ -70,12 +70,21 @@ class RootStats:
 
         Proven wins come first and proven losses last (MCTS-Solver's final
         move: a proven win is always played, a proven loss only when every
-        move loses). Within each group, "visits": most visits, then higher
-        mean (the robust child); "value": higher mean, then more visits. This
-        is the generic engine's order.
+        move loses). Where a move is a proven draw, the unproven moves whose
+        mean is a draw or less come after it: the search stops visiting a
+        draw once proven, so that its siblings may be proven, and their
+        visits must not outrank it. Within each group, "visits": most visits,
+        then higher mean (the robust child); "value": higher mean, then more
+        visits; a proven draw's mean is a half, whatever its playouts said
+        before the proof. Without proofs this is the generic engine's order.
         """
         means = self.value_sums / self.visits
-        group = np.where(self.proven == WIN, 0, np.where(self.proven == LOSS, 2, 1))
+        drawn = self.proven == DRAW
+        means[drawn] = 0.5
+        below = (self.proven == 0) & (means <= 0.5) if drawn.any() else False
+        group = np.where(
+            self.proven == WIN, 0, np.where(self.proven == LOSS, 3, np.where(below, 2, 1))
+        )
         if final_move == "visits":
             return np.lexsort((-means, -self.visits, group))
         return np.lexsort((-self.visits, -means, group))
