@@ -169,6 +169,20 @@ def test_analyze_table_output() -> None:
     assert "principal variation" in output and "visits" in output
 
 
+def test_analyze_table_says_which_moves_are_proven() -> None:
+    # After X's centre, O's corners draw and its edges lose (tests/core/tictactoe_minimax.py).
+    code, output = run("analyze", "tictactoe", "--moves", "b2", "--top", "9", "--seed", "1")
+    assert code == 0, output
+    rows = {line.split()[1]: line.split() for line in output.splitlines() if line.startswith("│")}
+    assert "proven" in output
+    assert {move: rows[move][-2] for move in rows} == {
+        **dict.fromkeys(["a1", "a3", "c1", "c3"], "draw"),
+        **dict.fromkeys(["a2", "b1", "b3", "c2"], "loss"),
+    }
+    code, output = run("analyze", "connect4", "--iterations", "500", "--seed", "1")
+    assert code == 0 and "proven" not in output  # no column where nothing is proven
+
+
 def test_analyze_draws_a_compact_board_in_a_narrow_terminal(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -113,9 +113,15 @@ def _print_report(result: SearchResult, to_move: str, top: int) -> None:
     table.add_column("visits", justify="right")
     table.add_column("share", justify="right")
     table.add_column("value", justify="right")
+    shown_moves = result.moves[:top]
+    proofs = any(stats.proven for stats in shown_moves)  # the solver's: a column when it has any
+    if proofs:
+        table.add_column("proven")
     total = sum(m.visits for m in result.moves) or 1
-    for stats in result.moves[:top]:
-        table.add_row(
-            stats.notation, f"{stats.visits:,}", f"{stats.visits / total:.1%}", f"{stats.value:.1%}"
-        )
+    for stats in shown_moves:
+        share = stats.visits / total
+        row = [stats.notation, f"{stats.visits:,}", f"{share:.1%}", f"{stats.value:.1%}"]
+        if proofs:
+            row.append(stats.proven or "")
+        table.add_row(*row)
     opt.console.print(table)
