@@ -8,8 +8,9 @@ A (player 0) moves first, "bait" or "steady"; the players then alternate.
   Bait is worth a draw to A: B takes the draw.
 - After steady comes a race of LENGTH moves too, B first, and A wins at its
   end unless A played move 0 in it (a slip). Steady is a win for A, who
-  never slips; random playouts slip now and then, so it looks worth about
-  (1 - 1/WIDTH) ** (LENGTH / 2) = 72% to A.
+  never slips; random playouts slip now and then, so it looks worth
+  (1 - 1/WIDTH) ** (LENGTH / 2) = 51% to A before the search learns to
+  keep A from slipping near its top.
 
 The state keeps the race's moves, so that no two lines of it meet: the
 races are too wide and long for a search to prove, and a search values both

@@ -73,8 +73,6 @@ def test_result_fields() -> None:
     assert result.engine == "compiled" == FastMCTS.name
     assert result.stopped_by == "iterations" and result.simulations == 300
     visits = [m.visits for m in result.moves]
-    unproven = [m.visits for m in result.moves if m.proven is None]  # proofs rank apart
-    assert unproven == sorted(unproven, reverse=True) and len(unproven) > 1
     assert sum(visits) == 300  # a fresh root: every iteration passes through one child
     assert {m.notation for m in result.moves} <= set(move_values(position("a1 b2")))
     assert result.best_move == result.moves[0].move == result.pv[0]

@@ -29,7 +29,7 @@ from mctslab.games.gomoku import GomokuState
 from mctslab.players.mcts import MCTSPlayer
 from tests.conftest import load_data
 from tests.core.tictactoe_minimax import best_moves, move_values, position
-from tests.fast.bait_kernel import make_bait
+from tests.fast.bait_kernel import BAIT, make_bait
 
 LABELS = {1.0: "win", 0.0: "draw", -1.0: "loss"}
 
@@ -388,6 +388,32 @@ def test_a_drawn_root_is_proven_and_every_move_marked(line: str) -> None:
     assert result.best_notation in best_moves(state)
 
 
+def connect4_endgames(count: int, empty: int) -> Iterator[State]:
+    """Drawn Connect Four positions with ``empty`` cells left, from random games (seeded);
+    brute force (move_values) gives their truth."""
+    rng = random.Random(4)
+    found = 0
+    while found < count:
+        state = make("connect4")
+        while not state.is_terminal() and int((state.board() == 0).sum()) > empty:
+            state.apply(rng.choice(state.legal_moves()))
+        if not state.is_terminal() and max(move_values(state).values()) == 0.0:
+            found += 1
+            yield state
+
+
+def test_connect4_endgames_are_proven_move_by_move_as_brute_force_values_them() -> None:
+    # Draws are common this late: the moves worth a draw are not visited once
+    # proven, and the rest are proven too.
+    outcome = {1.0: "win", 0.0: "draw", -1.0: "loss"}
+    for state in connect4_endgames(8, 10):
+        result = search(state, 200_000, seed=0)
+        truth = {move: outcome[value] for move, value in move_values(state).items()}
+        assert result.stopped_by == "proven", str(state)
+        assert {m.notation: m.proven for m in result.moves} == truth, str(state)
+        assert result.best_notation in best_moves(state)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_a_draw_bounds_the_line_it_ends_rather_than_baiting_the_search(seed: int) -> None:
     # A's bait is worth a draw (B takes it) and steady a win (A never slips),
@@ -398,7 +424,17 @@ def test_a_draw_bounds_the_line_it_ends_rather_than_baiting_the_search(seed: int
     result = search(make_bait(), 20_000, seed=seed)
     values = {m.notation: m.value for m in result.moves}
     assert result.best_notation == "steady"
-    assert values["bait"] <= 0.55 < values["steady"]
+    # Bait's visits before B's draw was proven count at most a draw: it is worth no more.
+    assert values["bait"] <= 0.5 < values["steady"]
+    # B, to move after bait, takes the draw; so does the line below bait in A's tree.
+    after = make_bait()
+    after.play("bait")
+    assert search(after, 2_000, seed=seed).best_notation == "0"
+    tree = FastMCTS(SearchConfig(seed=seed))
+    tree.search(make_bait(), Budget(iterations=20_000))
+    assert tree._tree is not None
+    bait = tree._tree.child(0, BAIT)
+    assert bait is not None and tree._tree.line(bait)[:1] == (0,)
 
 
 def test_a_proven_draw_ranks_above_the_moves_that_do_no_better() -> None:

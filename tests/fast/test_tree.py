@@ -394,6 +394,24 @@ def test_graph_kept_across_moves(name: str) -> None:
     assert again.simulations <= 2_000
 
 
+def test_the_draw_count_survives_re_rooting_without_transpositions() -> None:
+    # check_graph counts the draws of trees with transpositions; this is the plain copy.
+    mcts = FastMCTS(SearchConfig(seed=6, transpositions=False))
+    state = make("tictactoe")
+    result = mcts.search(state, Budget(iterations=20_000))
+    for move in result.pv[:2]:
+        mcts.advance(move)
+        state.apply(move)
+    mcts.search(state, Budget(iterations=2_000))
+    tree = mcts._tree
+    assert tree is not None and not tree.hashed
+    drawn, queue = 0, [0]
+    for node in queue:
+        drawn += tree.proven[node] == DRAW
+        queue.extend(tree.child_nodes(node))
+    assert drawn > 0 and tree.counters[DRAWS] == drawn
+
+
 def test_positions_hash_apart() -> None:
     # Two Othello positions that one multiply-xorshift round per word hashed
     # alike (found when a search merged them and crashed); and every

@@ -57,16 +57,17 @@ branches on loop arguments, so the plain search pays only for the tests:
   lost children and stops at proven nodes, backing up their value instead
   of a playout. It skips drawn children too, so that their unknown siblings
   are searched (and the node proven) rather than a known draw visited over
-  and over; the draw stays in the node's value as a bound instead: every
-  reward backed up through a node whose player to move has a drawn child is
-  at least a draw for that player (a pessimistic bound in the sense of
-  Cazenave & Saffidine's score-bounded MCTS, 2010; looked for only once
-  the tree holds a draw). Players alternate in every bundled two-player
-  game (Othello passes are moves), so "the opponent" of a node's mover is
-  the player to move there; a game of one's own whose turn does not pass to the next
-  player (two moves in a row) stops the loop (``TURNS``) when an expansion
-  meets it with the solver, transpositions or GRAVE on. GRAVE also credits
-  a playout's moves to the players in turn; playouts are not checked.
+  and over; the draw stays in the node's value instead (a pessimistic bound
+  in the sense of Cazenave & Saffidine's score-bounded MCTS, 2010): where
+  the sibling searched is worth less than a draw to the player who can
+  draw, a draw is backed up from the node upwards instead of the playout's
+  outcome (looked for only once the tree holds a draw). Players alternate
+  in every bundled two-player game (Othello passes are moves), so "the
+  opponent" of a node's mover is the player to move there; a game of one's
+  own whose turn does not pass to the next player (two moves in a row)
+  stops the loop (``TURNS``) when an expansion meets it with the solver,
+  transpositions or GRAVE on. GRAVE also credits a playout's moves to the
+  players in turn; playouts are not checked.
 - **Transpositions**: a child whose position is already in the tree becomes
   an *alias* (``first_child == ALIAS``) of that node, found through a hash
   table of position hashes, and the iteration goes on from there: the tree
@@ -525,7 +526,8 @@ def _best_child(
     makes selection in wide nodes several times faster. With the solver,
     lost and drawn children are skipped (NO_CHILD when no other is left) and
     a won one returns WON_CHILD: a draw is known, and visiting it again would
-    teach nothing (the loop backs its value up as a floor instead).
+    teach nothing (the loop backs a draw up instead where the child searched
+    is worth less).
     """
     # Single precision, as the scores: logf costs half of log (measured: 7% of a
     # Connect Four search in log), and ln N needs no more than float32's 7 digits.
@@ -687,7 +689,7 @@ def _search(  # type: ignore[no-untyped-def]
     stamp = 0
     rewards = np.empty(num_players, dtype=np.float64)
     gains = np.empty(num_players, dtype=np.float64)
-    bounded = np.empty(num_players, dtype=np.float64)  # the gains backed up, draws bounding them
+    backed = np.empty(num_players, dtype=np.float64)  # the gains backed up (a draw taken instead)
     points = np.empty(num_players, dtype=np.uint32)  # the gains in value units
     per_unit = 1.0 / units
     draw_points = round(0.5 * units)  # a draw's reward in value units, as a proven draw backs up
@@ -997,28 +999,30 @@ def _search(  # type: ignore[no-untyped-def]
                 return iteration
             points[player] = whole
         # Backpropagation, leaf first, and proofs passed up while they decide the parent.
-        # A node whose player to move has a proven draw is worth at most a draw to its
-        # mover: from there up the reward is bounded by it (the drawn child is no longer
-        # visited, and its siblings' worse playouts must not lower the node below it).
+        # Where the player to move has a proven draw, which selection no longer visits,
+        # and the move searched instead is worth less on average, the player would take
+        # the draw: a draw is backed up from there, not the playout (its siblings' worse
+        # playouts must not lower the node below a draw; each playout clamped at a draw
+        # would raise it above one).
         for player in range(num_players):
-            bounded[player] = gains[player]
+            backed[player] = gains[player]
         visits[0] += 1
         for level in range(depth, 0, -1):
             entered = path[level]
             mover = movers[level]
             if (
                 solver
+                and level < depth
                 and counters[DRAWS] > 0
+                and values[path[level + 1]] < draw_points * visits[path[level + 1]]
                 and can_draw(first_child, num_children, proven, hashes, table, entered, transpose)
             ):
-                points[mover] = min(points[mover], draw_points)
-                points[1 - mover] = max(points[1 - mover], draw_points)
-                bounded[mover] = min(bounded[mover], 0.5)
-                bounded[1 - mover] = max(bounded[1 - mover], 0.5)
+                points[mover] = points[1 - mover] = draw_points
+                backed[mover] = backed[1 - mover] = 0.5
             visits[entered] += 1
             values[entered] += points[mover]
             if tuned:
-                squares[entered] += bounded[mover] * bounded[mover]
+                squares[entered] += backed[mover] * backed[mover]
         if rave:
             amaf_stamp = _rave.record(
                 path,
