@@ -69,11 +69,12 @@ def test_single_player_rewards_follow_the_only_player() -> None:
 
 
 def test_result_fields() -> None:
-    result = search(position("a1 b2"), 300)  # the solver proves the draw in 439
+    result = search(position("a1 b2"), 500)
     assert result.engine == "compiled" == FastMCTS.name
-    assert result.stopped_by == "iterations" and result.simulations == 300
+    assert result.stopped_by == "iterations" and result.simulations == 500
     visits = [m.visits for m in result.moves]
-    assert sum(visits) == 300  # a fresh root: every iteration passes through one child
+    assert visits == sorted(visits, reverse=True)
+    assert sum(visits) == 500  # a fresh root: every iteration passes through one child
     assert {m.notation for m in result.moves} <= set(move_values(position("a1 b2")))
     assert result.best_move == result.moves[0].move == result.pv[0]
     assert result.value == result.moves[0].value
@@ -82,9 +83,7 @@ def test_result_fields() -> None:
         assert replay.move_to_str(move) == text
         replay.play(move)
     assert result.seconds > 0
-    assert len(result.moves) < result.nodes
-    # At most one new node per iteration, unless it transposes (the iteration goes on from it).
-    assert search(position("a1 b2"), 300, transpositions=False).nodes <= 301
+    assert len(result.moves) < result.nodes <= 501  # at most one new node per iteration
 
 
 def test_final_move_by_value() -> None:

@@ -21,15 +21,12 @@ from mctslab.arena.spec import parse_player
 from mctslab.core import MCTS, Budget, SearchConfig
 from mctslab.fast import FastMCTS
 from mctslab.fast._engine import search_functions
-from mctslab.fast._loop import DRAW, LOSS
-from mctslab.fast._stats import RootStats
 from mctslab.games import connect4, gomoku
 from mctslab.games.countdown import solve
 from mctslab.games.gomoku import GomokuState
 from mctslab.players.mcts import MCTSPlayer
 from tests.conftest import load_data
 from tests.core.tictactoe_minimax import best_moves, move_values, position
-from tests.fast.bait_kernel import BAIT, make_bait
 
 LABELS = {1.0: "win", 0.0: "draw", -1.0: "loss"}
 
@@ -371,89 +368,6 @@ def _blocks_the_four(player: MCTSPlayer) -> None:
     assert result.simulations == 20_000  # the two searches share the budget
     assert player.choose(state) == state.parse_move("f2")
     player.close()
-
-
-@pytest.mark.parametrize("line", ["", "b2", "a1", "a1 b2 c3"])
-def test_a_drawn_root_is_proven_and_every_move_marked(line: str) -> None:
-    # Tic-tac-toe is a draw (move_values is a brute-force minimax). Drawn
-    # moves are not visited again once proven, so the search goes on to prove
-    # their siblings; before, the drawn moves took nearly every visit and the
-    # root after b2 was still unproven after 300,000 simulations.
-    state = position(line) if line else make("tictactoe")
-    result = search(state, 20_000, seed=0)
-    assert result.stopped_by == "proven" and result.value == 0.5
-    outcome = {1.0: "win", 0.0: "draw", -1.0: "loss"}
-    truth = {move: outcome[value] for move, value in move_values(state).items()}
-    assert {m.notation: m.proven for m in result.moves} == truth
-    assert result.best_notation in best_moves(state)
-
-
-def connect4_endgames(count: int, empty: int) -> Iterator[State]:
-    """Drawn Connect Four positions with ``empty`` cells left, from random games (seeded);
-    brute force (move_values) gives their truth."""
-    rng = random.Random(4)
-    found = 0
-    while found < count:
-        state = make("connect4")
-        while not state.is_terminal() and int((state.board() == 0).sum()) > empty:
-            state.apply(rng.choice(state.legal_moves()))
-        if not state.is_terminal() and max(move_values(state).values()) == 0.0:
-            found += 1
-            yield state
-
-
-def test_connect4_endgames_are_proven_move_by_move_as_brute_force_values_them() -> None:
-    # Draws are common this late: the moves worth a draw are not visited once
-    # proven, and the rest are proven too.
-    outcome = {1.0: "win", 0.0: "draw", -1.0: "loss"}
-    for state in connect4_endgames(8, 10):
-        result = search(state, 200_000, seed=0)
-        truth = {move: outcome[value] for move, value in move_values(state).items()}
-        assert result.stopped_by == "proven", str(state)
-        assert {m.notation: m.proven for m in result.moves} == truth, str(state)
-        assert result.best_notation in best_moves(state)
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_a_draw_bounds_the_line_it_ends_rather_than_baiting_the_search(seed: int) -> None:
-    # A's bait is worth a draw (B takes it) and steady a win (A never slips),
-    # by construction (tests/fast/bait_kernel.py); neither can be proven. The
-    # search stops visiting B's proven draw and searches B's blunders, all A's
-    # wins: unless the draw bounds the value backed up through bait, bait
-    # looks won and is played (measured: 99.9% of the visits, valued 1.0).
-    result = search(make_bait(), 20_000, seed=seed)
-    values = {m.notation: m.value for m in result.moves}
-    assert result.best_notation == "steady"
-    # Bait's visits before B's draw was proven count at most a draw: it is worth no more.
-    assert values["bait"] <= 0.5 < values["steady"]
-    # B, to move after bait, takes the draw; so does the line below bait in A's tree.
-    after = make_bait()
-    after.play("bait")
-    assert search(after, 2_000, seed=seed).best_notation == "0"
-    tree = FastMCTS(SearchConfig(seed=seed))
-    tree.search(make_bait(), Budget(iterations=20_000))
-    assert tree._tree is not None
-    bait = tree._tree.child(0, BAIT)
-    assert bait is not None and tree._tree.line(bait)[:1] == (0,)
-
-
-def test_a_proven_draw_ranks_above_the_moves_that_do_no_better() -> None:
-    # The search stops visiting a proven draw, so moves worth no more than a
-    # draw cannot outrank it by their visits; moves worth more still can.
-    stats = RootStats(
-        moves=np.arange(5),
-        visits=np.array([900, 50, 40, 60, 10]),
-        value_sums=np.array([360.0, 35.0, 24.0, 39.0, 0.0]),  # means 0.4, 0.7, 0.6, 0.65, 0
-        proven=np.array([0, DRAW, 0, 0, LOSS], dtype=np.int8),
-        lines={},
-        nodes=1,
-        simulations=1060,
-        stopped_by="iterations",
-    )
-    assert stats.ranking("visits").tolist() == [3, 1, 2, 0, 4]
-    assert stats.ranking("value").tolist() == [3, 2, 1, 0, 4]  # the draw's playouts are moot
-    undrawn = dataclasses.replace(stats, proven=np.array([0, 0, 0, 0, LOSS], dtype=np.int8))
-    assert undrawn.ranking("visits").tolist() == [0, 3, 1, 2, 4]  # the robust child
 
 
 def test_the_solver_is_skipped_for_one_player() -> None:

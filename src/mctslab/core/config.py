@@ -65,10 +65,7 @@ class SearchConfig:
       fair coin decides between following the best UCT child and expanding
       (when moves are left untried). Its customary ``c`` is 1/(2*sqrt 2).
     - ``final_move``: ``"visits"`` plays the most visited move (robust child,
-      Chaslot et al. 2008); ``"value"`` the highest mean value. With the
-      solver, a proven win is played first, a proven loss last, and a proven
-      draw before the moves worth no more than a draw (it is no longer
-      visited once proven).
+      Chaslot et al. 2008); ``"value"`` the highest mean value.
     - ``seed``: None draws fresh entropy; an int (0 to ``MAX_SEED``, the
       compiled engine's 64-bit generator state) makes a search on one thread
       with an iteration budget fully reproducible.
@@ -81,10 +78,7 @@ class SearchConfig:
 
     - ``solver``: MCTS-Solver (Winands, Björnsson & Saito 2008), with draws:
       wins, losses and draws proven in the tree are passed up it, a proven
-      win is always played and a proven loss only when every move loses; a
-      proven draw is not visited again, so that its siblings get proven, but
-      where the sibling searched is worth less, a draw is backed up instead
-      of the playout, as the player would take it; the
+      win is always played and a proven loss only when every move loses; the
       search ends early (``stopped_by="proven"``) once the root's value is
       known. Two-player zero-sum games only (skipped for one player).
     - ``playout``: ``"random"``, uniform random moves; ``"decisive"``, a move

@@ -55,19 +55,12 @@ branches on loop arguments, so the plain search pays only for the tests:
   iteration's path; a node reached through a proven child learns it on the
   way down too, which is how proofs cross transpositions. Selection skips
   lost children and stops at proven nodes, backing up their value instead
-  of a playout. It skips drawn children too, so that their unknown siblings
-  are searched (and the node proven) rather than a known draw visited over
-  and over; the draw stays in the node's value instead (a pessimistic bound
-  in the sense of Cazenave & Saffidine's score-bounded MCTS, 2010): where
-  the sibling searched is worth less than a draw to the player who can
-  draw, a draw is backed up from the node upwards instead of the playout's
-  outcome (looked for only once the tree holds a draw). Players alternate
-  in every bundled two-player game (Othello passes are moves), so "the
-  opponent" of a node's mover is the player to move there; a game of one's
-  own whose turn does not pass to the next player (two moves in a row)
-  stops the loop (``TURNS``) when an expansion meets it with the solver,
-  transpositions or GRAVE on. GRAVE also credits a playout's moves to the
-  players in turn; playouts are not checked.
+  of a playout. Players alternate in every bundled two-player game (Othello
+  passes are moves), so "the opponent" of a node's mover is the player to
+  move there; a game of one's own whose turn does not pass to the next
+  player (two moves in a row) stops the loop (``TURNS``) when an expansion
+  meets it with the solver, transpositions or GRAVE on. GRAVE also credits
+  a playout's moves to the players in turn; playouts are not checked.
 - **Transpositions**: a child whose position is already in the tree becomes
   an *alias* (``first_child == ALIAS``) of that node, found through a hash
   table of position hashes, and the iteration goes on from there: the tree
@@ -120,10 +113,9 @@ UCT, COINFLIP = 0, 1
 #: What the loop does when a new child does not fit in the arrays.
 STOP_WHEN_FULL, SIMULATE_WHEN_FULL = 0, 1
 #: Slots of the ``counters`` array: slots handed out, nodes in the tree, why
-#: the loop returned early, entries in the transposition table, nodes the
-#: solver proved drawn, then one free-list head per block size 2**k (0 =
-#: empty), k up to :data:`LARGEST`.
-USED, NODES, REASON, ENTRIES, DRAWS, FREE = 0, 1, 2, 3, 4, 5
+#: the loop returned early, entries in the transposition table, then one
+#: free-list head per block size 2**k (0 = empty), k up to :data:`LARGEST`.
+USED, NODES, REASON, ENTRIES, FREE = 0, 1, 2, 3, 4
 NUM_COUNTERS = FREE + 16
 #: The largest block size class: 2**15 slots, more than an int16 move count.
 LARGEST = NUM_COUNTERS - FREE - 1
@@ -472,27 +464,6 @@ def settle(
     return DRAW if best == 0 else -best
 
 
-@njit(cache=True, **NO_REFCOUNTS)
-def can_draw(
-    first_child: np.ndarray,
-    num_children: np.ndarray,
-    proven: np.ndarray,
-    hashes: np.ndarray,
-    table: np.ndarray,
-    node: int,
-    transpose: bool,
-) -> bool:
-    """Whether a child of ``node`` is proven drawn: the player to move there can secure a draw."""
-    first = first_child[node]
-    for i in range(num_children[node]):
-        child = first + i
-        if transpose:
-            child = resolve(first_child, hashes, table, child)
-        if proven[child] == DRAW:
-            return True
-    return False
-
-
 # -- selection ---------------------------------------------------------------------
 
 #: What selection returns instead of a child index.
@@ -524,10 +495,8 @@ def _best_child(
     Scores are float32 in the ``scores`` scratch array so the loops
     vectorise (no division-by-zero check: every child has a visit), which
     makes selection in wide nodes several times faster. With the solver,
-    lost and drawn children are skipped (NO_CHILD when no other is left) and
-    a won one returns WON_CHILD: a draw is known, and visiting it again would
-    teach nothing (the loop backs a draw up instead where the child searched
-    is worth less).
+    lost children are skipped (NO_CHILD when no other is left) and a won one
+    returns WON_CHILD.
     """
     # Single precision, as the scores: logf costs half of log (measured: 7% of a
     # Connect Four search in log), and ln N needs no more than float32's 7 digits.
@@ -553,7 +522,7 @@ def _best_child(
     if solver:
         child_proven = proven[first : first + count]
         for i in range(count):
-            if child_proven[i] == LOSS or child_proven[i] == DRAW:
+            if child_proven[i] == LOSS:
                 scores[i] = -np.inf
             elif child_proven[i] == WIN:
                 return WON_CHILD
@@ -689,10 +658,8 @@ def _search(  # type: ignore[no-untyped-def]
     stamp = 0
     rewards = np.empty(num_players, dtype=np.float64)
     gains = np.empty(num_players, dtype=np.float64)
-    backed = np.empty(num_players, dtype=np.float64)  # the gains backed up (a draw taken instead)
     points = np.empty(num_players, dtype=np.uint32)  # the gains in value units
     per_unit = 1.0 / units
-    draw_points = round(0.5 * units)  # a draw's reward in value units, as a proven draw backs up
     path = np.empty(max_depth + 1, dtype=np.int64)
     movers = np.empty(max_depth + 1, dtype=np.int64)
     line = np.empty(max_depth + 1, dtype=np.int64)  # the move played at each level
@@ -835,7 +802,6 @@ def _search(  # type: ignore[no-untyped-def]
                         first_child, num_children, num_moves, proven, hashes, table, node, transpose
                     )
                     proven[node] = known
-                    counters[DRAWS] += known == DRAW
                     break
                 if pick >= 0 and (tried == num_moves[node] or not use_fpu or scores[pick] >= fpu):
                     # The move is the slot's own: an alias's node was reached by another.
@@ -969,7 +935,6 @@ def _search(  # type: ignore[no-untyped-def]
                         proven[child] = LOSS
                     else:
                         proven[child] = DRAW
-                        counters[DRAWS] += 1
                 elif winning_move(state) >= 0:
                     proven[child] = LOSS
                 known = proven[child]
@@ -998,31 +963,15 @@ def _search(  # type: ignore[no-untyped-def]
                 counters[REASON] = OFF_GRID  # the game's spec is wrong: the tree is let go
                 return iteration
             points[player] = whole
-        # Backpropagation, leaf first, and proofs passed up while they decide the parent.
-        # Where the player to move has a proven draw, which selection no longer visits,
-        # and the move searched instead is worth less on average, the player would take
-        # the draw: a draw is backed up from there, not the playout (its siblings' worse
-        # playouts must not lower the node below a draw; each playout clamped at a draw
-        # would raise it above one).
-        for player in range(num_players):
-            backed[player] = gains[player]
+        # Backpropagation, and proofs passed up while they decide the parent.
         visits[0] += 1
-        for level in range(depth, 0, -1):
+        for level in range(1, depth + 1):
             entered = path[level]
             mover = movers[level]
-            if (
-                solver
-                and level < depth
-                and counters[DRAWS] > 0
-                and values[path[level + 1]] < draw_points * visits[path[level + 1]]
-                and can_draw(first_child, num_children, proven, hashes, table, entered, transpose)
-            ):
-                points[mover] = points[1 - mover] = draw_points
-                backed[mover] = backed[1 - mover] = 0.5
             visits[entered] += 1
             values[entered] += points[mover]
             if tuned:
-                squares[entered] += backed[mover] * backed[mover]
+                squares[entered] += gains[mover] * gains[mover]
         if rave:
             amaf_stamp = _rave.record(
                 path,
@@ -1056,7 +1005,6 @@ def _search(  # type: ignore[no-untyped-def]
                 if outcome == 0:
                     break
                 proven[parent] = outcome
-                counters[DRAWS] += outcome == DRAW
     return iterations
 
 
@@ -1113,7 +1061,6 @@ def _compact(  # type: ignore[no-untyped-def]
     used = 1
     nodes = 1
     entries = 0
-    draws = int(solver and proven[root] == DRAW)
     node = 0
     while node < used:
         origin = new_first_child[node]
@@ -1146,7 +1093,6 @@ def _compact(  # type: ignore[no-untyped-def]
                 new_num_moves[slot] = num_moves[child]
                 if solver:
                     new_proven[slot] = proven[child]
-                    draws += proven[child] == DRAW
                 if tuned:
                     new_squares[slot] = squares[child]
                 new_first_child[slot] = child
@@ -1159,7 +1105,6 @@ def _compact(  # type: ignore[no-untyped-def]
     new_counters[USED] = used
     new_counters[NODES] = nodes
     new_counters[ENTRIES] = entries
-    new_counters[DRAWS] = draws
     return True
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from mctslab.core.config import FinalMove
 from mctslab.core.result import MoveStats, ProvenOutcome, SearchResult
 from mctslab.fast._loop import DRAW, LOSS, WIN
-from mctslab.fast._tree import Tree, final_order
+from mctslab.fast._tree import Tree
 from mctslab.games._base import State
 
 #: Root moves whose lines below a worker sends with each report: the merged
@@ -29,9 +29,6 @@ _OUTCOMES: dict[int, ProvenOutcome] = {WIN: "win", LOSS: "loss", DRAW: "draw"}
 @dataclass(frozen=True)
 class RootStats:
     """What a search knows at the root: per move (in tried order) visits, value sums, proofs.
-
-    A move after which the opponent can take a proven draw has its value sum
-    bounded at a draw's (:meth:`Tree.bounded_means`).
 
     ``proven`` holds the solver's codes (:data:`WIN`, :data:`LOSS`,
     :data:`DRAW`, 0 unproven) for each move's mover; ``lines`` maps some root
@@ -54,12 +51,11 @@ class RootStats:
         """The root statistics of ``tree`` with the lines below its ``lines`` best moves."""
         slots = tree.children(0)
         nodes = tree.child_nodes(0)
-        visits = tree.visits[nodes].astype(np.int64)
         stats = cls(
             moves=tree.move[slots.start : slots.stop].astype(np.int64),
-            visits=visits,
-            value_sums=tree.bounded_means(nodes) * visits,
-            proven=tree.proofs(nodes),
+            visits=tree.visits[nodes].astype(np.int64),
+            value_sums=tree.value_sums(nodes),
+            proven=tree.proven[nodes] if tree.solver else np.zeros(len(nodes), np.int8),
             lines={},
             nodes=tree.nodes,
             simulations=simulations,
@@ -70,8 +66,19 @@ class RootStats:
         return stats
 
     def ranking(self, final_move: FinalMove) -> np.ndarray:
-        """Indices of the moves, best first by ``final_move`` (:func:`final_order`)."""
-        return final_order(self.visits, self.value_sums / self.visits, self.proven, final_move)
+        """Indices of the moves, best first by ``final_move``; ties keep the tried order.
+
+        Proven wins come first and proven losses last (MCTS-Solver's final
+        move: a proven win is always played, a proven loss only when every
+        move loses). Within each group, "visits": most visits, then higher
+        mean (the robust child); "value": higher mean, then more visits. This
+        is the generic engine's order.
+        """
+        means = self.value_sums / self.visits
+        group = np.where(self.proven == WIN, 0, np.where(self.proven == LOSS, 2, 1))
+        if final_move == "visits":
+            return np.lexsort((-means, -self.visits, group))
+        return np.lexsort((-self.visits, -means, group))
 
 
 def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) -> RootStats:

@@ -41,10 +41,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mctslab.core.config import FinalMove
 from mctslab.fast._loop import (
     ALIAS,
-    DRAW,
     ENTRIES,
     LOSS,
     MAX_LOAD,
@@ -60,33 +58,6 @@ from mctslab.fast._pages import zeros
 from mctslab.fast._rave import SLOT_BYTES
 
 _DTYPES = (np.int32, np.uint32, np.int32, np.int16, np.int16, np.int16)
-
-
-def final_order(
-    visits: np.ndarray, means: np.ndarray, proven: np.ndarray, final_move: FinalMove
-) -> np.ndarray:
-    """Indices of a node's moves, best first: MCTS-Solver's final move, with draws.
-
-    Proven wins come first and proven losses last (a proven win is always
-    played, a proven loss only when every move loses). Where a move is a
-    proven draw, the unproven moves whose mean is a draw or less come after
-    it: the search stops visiting a draw once proven, so that its siblings
-    may be proven, and their visits must not outrank it. Within each group,
-    "visits": most visits, then higher mean (the robust child); "value":
-    higher mean, then more visits; ties keep the given order. A proven
-    draw's mean is a half, whatever its playouts said before the proof.
-    ``proven`` holds the solver's codes for each move's mover (all 0 without
-    it). Without proofs this is the generic engine's order.
-    """
-    drawn = proven == DRAW
-    means = np.where(drawn, 0.5, means)
-    below = (proven == 0) & (means <= 0.5) if drawn.any() else np.zeros(len(proven), bool)
-    group = np.where(proven == WIN, 0, np.where(proven == LOSS, 3, np.where(below, 2, 1)))
-    if final_move == "visits":
-        return np.lexsort((-means, -visits, group))
-    return np.lexsort((-visits, -means, group))
-
-
 #: Bytes of a slot with no option that adds an array (plain UCT).
 BYTES_PER_NODE = sum(np.dtype(dtype).itemsize for dtype in _DTYPES)
 #: Largest move id the int16 move array can hold.
@@ -309,37 +280,25 @@ class Tree:
         return self.node_of(slots.start + int(found[0])) if found.size else None
 
     def best_child(self, node: int) -> int | None:
-        """The slot of the best child by :func:`final_order` ("visits"), or None.
+        """The slot of the best child, or None: the final-move rule of MCTS-Solver.
 
-        A slot, not a node: its move is the one played from ``node``. Lines
-        (principal variations) walk it once per move.
+        A proven win first and a proven loss last (with the solver), then the
+        most visited, ties to the higher mean, then the earlier. A slot, not a
+        node: its move is the one played from ``node``. Plain Python: lines
+        (principal variations) walk it once per move, and most nodes have few
+        children.
         """
-        slots = self.children(node)
-        if not slots:
-            return None
-        nodes = self.child_nodes(node)
-        order = final_order(
-            self.visits[nodes], self.bounded_means(nodes), self.proofs(nodes), "visits"
-        )
-        return slots.start + int(order[0])
-
-    def proofs(self, nodes: list[int]) -> np.ndarray:
-        """The solver's codes of ``nodes`` (int8; all 0 without the solver)."""
-        return self.proven[nodes] if self.solver else np.zeros(len(nodes), np.int8)
-
-    def bounded_means(self, nodes: list[int]) -> np.ndarray:
-        """The mean rewards of visited ``nodes``, at most a draw where the player to move can draw.
-
-        The loop bounds what it backs up through such a node only from the
-        draw's proof on; the visits before it may have valued the node above
-        a draw for its mover, which it is no longer worth.
-        """
-        means = self.value_sums(nodes) / self.visits[nodes]
-        if self.solver:
-            for i, node in enumerate(nodes):
-                if any(self.proven[self.node_of(slot)] == DRAW for slot in self.children(node)):
-                    means[i] = min(means[i], 0.5)
-        return means
+        best = None
+        best_key = (0, 0, 0.0)
+        for slot in self.children(node):
+            target = self.node_of(slot)
+            visits = int(self.visits[target])
+            proven = int(self.proven[target]) if self.solver else 0
+            group = 2 if proven == WIN else 0 if proven == LOSS else 1
+            key = (group, visits, self.mean(target))
+            if best is None or key > best_key:
+                best, best_key = slot, key
+        return best
 
     def line(self, node: int) -> tuple[int, ...]:
         """Moves of the principal variation below ``node`` (the best child at each step)."""

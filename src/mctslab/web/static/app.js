@@ -527,7 +527,7 @@ function heatShares() {
   if (!result || !result.moves.length) return null;
   const total = result.moves.reduce((sum, move) => sum + move.visits, 0) || 1;
   const shares = new Map(result.moves.map((move) => [move.id, move.visits / total]));
-  // moves arrive best first (the search's ranking: most visited, proofs apart)
+  // moves arrive most visited first
   const rank = new Map(result.moves.map((move, index) => [move.id, index]));
   // Shading grows from the average share (faint) to the top share (strong), so the
   // moves the search prefers stand out even when its visits are spread evenly.
