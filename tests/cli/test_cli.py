@@ -28,6 +28,7 @@ from mctslab.games.countdown import solve
 from mctslab.players.random_player import RandomPlayer
 from mctslab.records import load_record
 from tests.conftest import OTHELLO_WHITE_MUST_PASS, load_data
+from tests.core.tictactoe_minimax import move_values, position
 from tests.protocols.helpers import scripted
 
 runner = CliRunner()
@@ -170,15 +171,14 @@ def test_analyze_table_output() -> None:
 
 
 def test_analyze_table_says_which_moves_are_proven() -> None:
-    # After X's centre, O's corners draw and its edges lose (tests/core/tictactoe_minimax.py).
-    code, output = run("analyze", "tictactoe", "--moves", "b2", "--top", "9", "--seed", "1")
+    # O must block at c1, which draws; every other move loses (brute force: move_values).
+    code, output = run("analyze", "tictactoe", "--moves", "a1 b2 b1", "--top", "9", "--seed", "1")
     assert code == 0, output
     rows = {line.split()[1]: line.split() for line in output.splitlines() if line.startswith("│")}
     assert "proven" in output
-    assert {move: rows[move][-2] for move in rows} == {
-        **dict.fromkeys(["a1", "a3", "c1", "c3"], "draw"),
-        **dict.fromkeys(["a2", "b1", "b3", "c2"], "loss"),
-    }
+    truth = {1.0: "win", 0.0: "draw", -1.0: "loss"}
+    values = move_values(position("a1 b2 b1"))
+    assert {move: rows[move][-2] for move in rows} == {m: truth[v] for m, v in values.items()}
     code, output = run("analyze", "connect4", "--iterations", "500", "--seed", "1")
     assert code == 0 and "proven" not in output  # no column where nothing is proven
 
