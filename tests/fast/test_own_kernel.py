@@ -25,7 +25,15 @@ from mctslab.arena import play_games
 from mctslab.core import MCTS
 from mctslab.fast import FastMCTS
 from mctslab.games import ConformanceError, check_game
-from mctslab.kernel import APPLY_SIG, ROLLOUT_SIG, Kernel, check_kernel, randint, record
+from mctslab.kernel import (
+    APPLY_SIG,
+    RETURNS_SIG,
+    ROLLOUT_SIG,
+    Kernel,
+    check_kernel,
+    randint,
+    record,
+)
 from mctslab.players import MCTSPlayer
 from tests.fast import nim_kernel
 from tests.fast.nim_kernel import HEAPS, MOST, TO_MOVE, NimState, is_terminal, legal_moves, make_nim
@@ -281,6 +289,67 @@ def test_a_game_with_extra_turns_is_searched_without_them(heaps: tuple[int, ...]
             child = after(state, result.best_move)
             again = child.current_player == state.current_player
             assert sum(child.heaps) == 0 or mover_wins(tuple(child.heaps)) == again, heaps
+
+
+# -- three players --------------------------------------------------------------------
+
+
+def three_player_apply(step: int) -> Any:
+    """Nim's move for three players, the turn passing ``step`` players on (1: in order)."""
+
+    @njit(APPLY_SIG, cache=True)
+    def apply(state, move):  # type: ignore[no-untyped-def]
+        state[HEAPS + move // MOST] -= move % MOST + 1
+        state[TO_MOVE] = (state[TO_MOVE] + step) % 3
+
+    return apply
+
+
+@njit(RETURNS_SIG, cache=True)
+def last_taker_wins(state, out):  # type: ignore[no-untyped-def]
+    """Whoever took the last stone gets 1, the other two 0."""
+    out[:] = 0.0
+    if is_terminal(state):
+        out[(state[TO_MOVE] + 2) % 3] = 1.0  # in turn order, the player before the one to move
+
+
+def three_player_nim(step: int, *heaps: int) -> NimState:
+    """Nim for three players on a kernel whose turns pass ``step`` players on."""
+    apply = three_player_apply(step)
+
+    class ThreePlayers(NimState):
+        __slots__ = ()
+
+    ThreePlayers.kernel = NimState.kernel._replace(
+        apply=apply, returns=last_taker_wins, rollout=nim_rollout(apply)
+    )
+    spec = dataclasses.replace(
+        make_nim(*heaps).spec,
+        num_players=3,
+        min_return=0.0,
+        zero_sum=False,
+        player_names=("A", "B", "C"),
+    )
+    return ThreePlayers(spec, np.array([0, *heaps], dtype=np.int64))
+
+
+def test_three_players_in_turn_are_searched_with_the_options_that_need_turns_taken() -> None:
+    # The solver is for two players; transpositions and GRAVE read who moved into a
+    # node from the player to move there, the next player in turn order.
+    state = three_player_nim(1, 4)
+    result = FastMCTS(SearchConfig(seed=0, rave=True)).search(state, Budget(iterations=5000))
+    assert result.best_notation == "1:4" and result.value == 1.0  # the last stone at once
+    assert all(m.proven is None for m in result.moves)
+
+
+def test_three_players_out_of_turn_order_are_refused_by_those_options() -> None:
+    # Each move skips a player (A, C, B, A, ...): no one moves twice in a row. Before, the
+    # message said someone had.
+    state = three_player_nim(2, 3, 3)
+    with pytest.raises(ValueError, match=r"did not pass to the next player .*a player was skipped"):
+        FastMCTS(SearchConfig(seed=0)).search(state, Budget(iterations=2000))
+    plain = SearchConfig(seed=0, transpositions=False, rave=False)
+    assert FastMCTS(plain).search(state, Budget(iterations=2000)).simulations == 2000
 
 
 def test_workers_refuse_a_game_class_that_they_could_not_import() -> None:

@@ -353,7 +353,8 @@ class FastMCTS:
                     ]
                     raise ValueError(
                         f"In {spec.name!r} the turn did not pass to the next player (a player "
-                        "moved twice in a row) in a position the search reached, but "
+                        "moved twice in a row, or a player was skipped) in a position the "
+                        "search reached, but "
                         f"{', '.join(options)} need the players to take turns in order: give "
                         "the player skipped a forced pass (a move that changes only the "
                         "player to move, counted in max_game_length), or search with "
