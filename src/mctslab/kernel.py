@@ -58,7 +58,8 @@ the compiled engine trusts the rules (a move id out of range, or a game
 longer than ``spec.max_game_length``, writes outside its arrays). The
 solver and transpositions (on by default) and GRAVE need the turn to pass
 to the next player at every move; the engine stops with a ValueError that
-says so when the search meets a player moving twice in a row (GRAVE also
+says so when the search meets a player moving twice in a row or, with more
+than two players, one skipped (GRAVE also
 credits a playout's moves to the players in turn, unchecked). A game with
 extra turns (Dots and Boxes, Kalah) keeps them by giving the other player a
 forced pass in between: a move that changes only the player to move, the

@@ -127,7 +127,8 @@ class SearchConfig:
       differed per game). The statistics take a quarter of the tree's
       memory budget (see :mod:`mctslab.fast._rave`). Players must take
       turns, as for the solver and transpositions: the compiled engine
-      stops with a ValueError at a player's second move in a row. None
+      stops with a ValueError where the turn does not pass to the next
+      player. None
       (the default) leaves it to the game: on for Gomoku, where it
       measured +168 to +230 Elo at equal time, off for Connect Four and
       Othello, where it lost 65 to 123 Elo at equal iterations

@@ -58,7 +58,7 @@ branches on loop arguments, so the plain search pays only for the tests:
   of a playout. Players alternate in every bundled two-player game (Othello
   passes are moves), so "the opponent" of a node's mover is the player to
   move there; a game of one's own whose turn does not pass to the next
-  player (two moves in a row) stops the loop (``TURNS``) when an expansion
+  player (two moves in a row, or a player skipped) stops the loop (``TURNS``) when an expansion
   meets it with the solver, transpositions or GRAVE on. GRAVE also credits
   a playout's moves to the players in turn; playouts are not checked.
 - **Transpositions**: a child whose position is already in the tree becomes
@@ -123,7 +123,8 @@ LARGEST = NUM_COUNTERS - FREE - 1
 #: the next iteration (GROW); the root's value is proven (PROVEN); a reward
 #: was outside [0, 1] or, where value units are exact, not a whole number of
 #: them (OFF_GRID); the turn did not pass to the next player (a player moved
-#: twice in a row) while an option that needs turns taken in order was on (TURNS).
+#: twice in a row, or one was skipped) while an option that needs turns taken
+#: in order was on (TURNS).
 RAN_ALL, NODE_LIMIT, FULL, GROW, PROVEN, OFF_GRID, TURNS = 0, 1, 2, 3, 4, 5, 6
 #: Proven values, for the player who moved into the node (0: not proven).
 WIN, LOSS, DRAW = 1, -1, 2
@@ -633,11 +634,12 @@ def _search(  # type: ignore[no-untyped-def]
     grow, when the solver has proven the root, when ``exact`` and a reward
     is not a whole number of ``units`` (the value units of a reward of 1;
     otherwise rewards are rounded to them), or when the turn does not pass to
-    the next player (a player moves twice in a row) while the solver,
-    transpositions or GRAVE are on (each reads who moved into a node from the
-    player to move there; every edge of the tree is checked once, when its
-    child is expanded; that iteration is left half done). With ``SIMULATE_WHEN_FULL``
-    a full tree simulates from the leaf reached instead of expanding it.
+    the next player (a player moves twice in a row, or one is skipped) while
+    the solver, transpositions or GRAVE are on (each reads who moved into a
+    node from the player to move there; every edge of the tree is checked
+    once, when its child is expanded; that iteration is left half done).
+    With ``SIMULATE_WHEN_FULL`` a full tree simulates from the leaf reached
+    instead of expanding it.
     ``num_moves`` of a node is 0 until its moves are first listed.
     ``squares`` (UCB1-Tuned), ``proven`` (the solver), ``hashes``/``table``
     (transpositions) and the AMAF arrays (RAVE) are only touched when their
