@@ -8,15 +8,21 @@ Replays the games of an arena record between our engine (player A) and
 another player (B): the same openings, colours and seeds for B. Player A
 searches as its spec says, then looks for a trap among its root moves that
 are not proven lost, are worth at least the best move's value less
-``--margin`` and have at least 5% of its visits (the ``--candidates`` most
-visited): a move after which a replica of player B (its own spec, other
-seeds) answers with a move that the defaults' solver then proves lost for
-B within ``--check`` simulations. It plays the move where the replica fell
-into the trap in the most of ``--replicas`` tries, and its search's own
-choice where it never did. The new record is an arena record (its header
-the old one's, with its own time and these settings as ``replica_model``);
-each game counts the moves where the model changed the search's choice,
-and all of A's moves (``changed``).
+``--margin`` and have at least ``--share`` of its visits (the
+``--candidates`` most visited): a move after which a replica of player B
+(its own spec, other seeds) answers with a move that the defaults' solver
+then proves lost for B within ``--check`` simulations. With ``--check 0``
+the test is instead whether the game's ``winning_move`` (for Gomoku five,
+or an open or double four the opponent cannot meet) is there for A after
+the reply, and a candidate after which no reply at all leaves one is not
+tried. ``--choose catches`` plays the move where the replica fell into the
+trap in the most of ``--replicas`` tries, and the search's own choice where
+it never did; ``--choose expected`` plays the move worth the most against
+the replica: the share ``p`` of tries caught, counted as wins, plus ``1 -
+p`` times the move's value in the search (the best move tried too). The
+new record is an arena record (its header the old one's, with its own time
+and these settings as ``replica_model``); each game counts the moves where
+the model changed the search's choice, and all of A's moves (``changed``).
 
 The replica is player B's algorithm itself: the distribution of its
 replies is B's exactly (only B's seed, which fixes its every move, is not
@@ -52,6 +58,8 @@ class Settings:
     candidates: int = 8
     replicas: int = 2
     check: int = 20_000
+    share: float = 0.05
+    choose: str = "catches"
 
 
 class ReplicaModel:
@@ -90,21 +98,28 @@ class ReplicaModel:
             for stats in result.moves
             if stats.proven != "loss"
             and stats.value >= best.value - self.settings.margin
-            and stats.visits >= 0.05 * best.visits
+            and stats.visits >= self.settings.share * best.visits
         ][: self.settings.candidates]
-        choice, most = best.move, 0
+        choice, most = best.move, 0.0
+        if self.settings.choose == "expected":
+            most = best.value
         for stats in candidates:
             after = state.clone()
             after.apply(stats.move)
-            if not after.is_terminal():
-                caught = sum(self._falls_into_trap(after) for _ in range(self.settings.replicas))
-                if caught > most:
-                    choice, most = stats.move, caught
+            if after.is_terminal() or (self.settings.check == 0 and not _some_reply_loses(after)):
+                continue
+            tries = self.settings.replicas
+            caught = sum(self._falls_into_trap(after) for _ in range(tries)) / tries
+            worth = caught
+            if self.settings.choose == "expected":
+                worth = caught + (1 - caught) * stats.value
+            if worth > most:
+                choice, most = stats.move, worth
         self.changed += choice != best.move
         return choice
 
     def _falls_into_trap(self, state: State) -> bool:
-        """Whether a fresh replica of the opponent answers ``state`` with a move proven lost."""
+        """Whether a fresh replica of the opponent answers ``state`` with a losing move."""
         replica = self.opponent.build(self.rng.getrandbits(62))
         replica.start(state.clone())
         reply = replica.choose(state.clone())
@@ -113,9 +128,26 @@ class ReplicaModel:
         state.apply(reply)
         if state.is_terminal():
             return False
+        if self.settings.check == 0:
+            return _has_winning_move(state)
         self.checker.reset()
         proof = self.checker.search(state, Budget(iterations=self.settings.check))
         return proof.moves[0].proven == "win"
+
+
+def _has_winning_move(state: State) -> bool:
+    """Whether the game's ``winning_move`` finds one for the player to move."""
+    return bool(state.kernel.winning_move(state.data.copy()) >= 0)
+
+
+def _some_reply_loses(state: State) -> bool:
+    """Whether some reply to ``state`` leaves the other player a ``winning_move``."""
+    for reply in state.legal_moves():
+        after = state.clone()
+        after.apply(reply)
+        if not after.is_terminal() and _has_winning_move(after):
+            return True
+    return False
 
 
 def replay(job: tuple[dict[str, Any], Settings]) -> dict[str, Any]:
@@ -155,10 +187,18 @@ def main() -> None:
     parser.add_argument("--margin", type=float, default=0.2, help="value below the best (0.2)")
     parser.add_argument("--candidates", type=int, default=8, help="moves tried at most (8)")
     parser.add_argument("--replicas", type=int, default=2, help="replies asked per move (2)")
-    parser.add_argument("--check", type=int, default=20_000, help="simulations of a proof")
+    parser.add_argument(
+        "--check", type=int, default=20_000, help="simulations of a proof; 0: winning_move (20000)"
+    )
+    parser.add_argument("--share", type=float, default=0.05, help="visits of the best's (0.05)")
+    parser.add_argument(
+        "--choose", choices=("catches", "expected"), default="catches", help="rule (catches)"
+    )
     parser.add_argument("--workers", type=int, default=2, help="games at once (2)")
     args = parser.parse_args()
-    settings = Settings(args.margin, args.candidates, args.replicas, args.check)
+    settings = Settings(
+        args.margin, args.candidates, args.replicas, args.check, args.share, args.choose
+    )
     lines = [json.loads(line) for line in args.record.read_text().splitlines()]
     games = sorted((g for g in lines if g.get("type") == "game"), key=lambda g: g["index"])
     header = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import count
 from types import ModuleType
 from typing import Any
 
@@ -103,3 +104,56 @@ def test_a_replayed_game_keeps_the_opening_and_scores_for_a(opponent_model: Modu
     # A, moving second, wins this one: its score is 1 whatever the seat's number.
     assert (game["winner"], game["score"]) == (1, 1.0)
     assert game["changed"][1] == len(game["moves"][::2])
+
+
+def test_the_winning_move_test_catches_an_unblocked_open_three(opponent_model: ModuleType) -> None:
+    # Black's c4 d4 e4 on an open row of 8x8 Gomoku is an open three: unless
+    # White blocks at b4 or f4 (at a4 or g4 Black still makes b4-e4 or
+    # c4-f4 with both ends empty), Black makes an open four and wins. A
+    # random reply blocks it with 2 chances in 58; a quiet move (a1 instead
+    # of e4) makes no threat.
+    player = model(opponent_model, "random", 16, check=0)
+    state = make("gomoku", width=8, height=8, k=5)
+    for text in ("c4", "h8", "d4", "a8"):
+        state.play(state.parse_move(text))
+    quiet, three = state.clone(), state.clone()
+    quiet.play(quiet.parse_move("a1"))
+    three.play(three.parse_move("e4"))
+    assert not opponent_model._some_reply_loses(quiet)
+    assert opponent_model._some_reply_loses(three)
+    for reply, loses in (("b4", False), ("f4", False), ("g4", True), ("a1", True)):
+        after = three.clone()
+        after.play(after.parse_move(reply))
+        assert opponent_model._has_winning_move(after) == loses
+    assert sum(player._falls_into_trap(three) for _ in range(16)) >= 13
+
+
+@pytest.mark.parametrize(
+    ("choose", "every", "traps"),
+    [("catches", 8, True), ("expected", 8, False), ("expected", 1, True)],
+)
+def test_expected_worth_weighs_the_catches_against_the_value(
+    opponent_model: ModuleType, choose: str, every: int, traps: bool
+) -> None:
+    # After c4 h8 d4 a8 the search values f8, far from Black's stones, well
+    # below its best move. Replicas stubbed to fall only after f8, in one
+    # of ``every`` tries: "catches" plays f8 for any catch, "expected" only
+    # when the catches make up for its value.
+    player = model(opponent_model, "random", 8, share=0.0, candidates=64, choose=choose)
+    state = make("gomoku", width=8, height=8, k=5)
+    for text in ("c4", "h8", "d4", "a8"):
+        state.play(state.parse_move(text))
+    trap = state.clone()
+    trap.play(trap.parse_move("f8"))
+    tries = count()
+    player._falls_into_trap = lambda after: (
+        after.position_key() == trap.position_key() and next(tries) % every == 0
+    )
+    player.start(state.clone())
+    choice = state.move_to_str(player.choose(state.clone()))
+    f8, best = (
+        next(stats for stats in player.player.last_result.moves if stats.notation == text)
+        for text in ("f8", player.player.last_result.best_notation)
+    )
+    assert 1 / 8 + 7 / 8 * f8.value < best.value
+    assert (choice == "f8") == traps
