@@ -16,6 +16,14 @@ opening, where one existed:
   again, and it wins when every reply of the opponent (every empty cell)
   still leaves a forced win with one threat fewer.
 
+With ``--open-threes`` it counts how the opponent answered the player's open
+threes (a move away from two win cells at once, with no four on the board):
+blocked, with a four of its own, missed, or unstoppable (no reply would
+have blocked them), by the result of the game:
+
+    python benchmarks/threat_search.py benchmarks/strength/goal_gomoku8_original_567c5e6.jsonl \
+        --open-threes
+
 With ``--defence`` it looks the other way: at each of the player's moves, how
 many moves left the opponent no such forced win, and whether the move played
 was one of them, up to the first position where none did (the game was lost
@@ -39,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -86,6 +95,44 @@ class Board:
     def four_makers(self, stone: int) -> set[int]:
         """The empty cells where ``stone`` would make a four (a win cell)."""
         return {cell for empty in self._open_windows(stone, self.k - 2) for cell in empty}
+
+    def open_three_cells(self, stone: int) -> set[int]:
+        """The empty cells where ``stone`` would make two win cells at once (an open four)."""
+        cells = set()
+        for move in self.four_makers(stone):
+            self.cells[move] = stone
+            if len(self.win_cells(stone)) >= 2:
+                cells.add(move)
+            self.cells[move] = 0
+        return cells
+
+    def answer_to_open_three(self, stone: int, reply: int) -> str | None:
+        """How the opponent's ``reply`` met ``stone``'s open three, or None where it had none
+        to meet (no open three, or a four on the board).
+
+        "blocked": no open three of ``stone`` is left; "four": the reply made a
+        four of the opponent's own, which ``stone`` must block first; "missed":
+        neither, and ``stone`` makes an open four next; "unstoppable": no reply
+        would have blocked or made a four (two open threes, say).
+        """
+        other = 3 - stone
+        if self.win_cells(stone) or self.win_cells(other) or not self.open_three_cells(stone):
+            return None
+        answer = self._answer(stone, reply)
+        empty = [cell for cell, value in enumerate(self.cells) if value == 0]
+        if answer == "missed" and all(self._answer(stone, cell) == "missed" for cell in empty):
+            return "unstoppable"
+        return answer
+
+    def _answer(self, stone: int, reply: int) -> str:
+        self.cells[reply] = 3 - stone
+        answer = (
+            "four"
+            if self.win_cells(3 - stone)
+            else ("missed" if self.open_three_cells(stone) else "blocked")
+        )
+        self.cells[reply] = 0
+        return answer
 
     def vcf(self, stone: int, fours: int) -> bool:
         """Whether ``stone``, to move, wins by at most ``fours`` consecutive fours."""
@@ -189,7 +236,13 @@ def main() -> None:
         action="store_true",
         help="at each of the player's moves, the moves that left the opponent no forced win",
     )
+    parser.add_argument(
+        "--open-threes",
+        action="store_true",
+        help="how the opponent answered the player's open threes, by the game's result",
+    )
     args = parser.parse_args()
+    answers: Counter[tuple[str, str]] = Counter()
     games = [
         game
         for game in map(json.loads, args.record.read_text().splitlines())
@@ -210,7 +263,14 @@ def main() -> None:
         opening = len(game["opening"])
         for ply, text in enumerate(game["opening"] + game["moves"]):
             move = state.parse_move(text)
-            if ply >= opening and state.current_player == side:
+            if args.open_threes:
+                answer = None
+                if ply >= opening and state.current_player != side:
+                    answer = board.answer_to_open_three(side + 1, move)
+                if answer is not None:
+                    answers[result, answer] += 1
+                    found.append(ply - opening)
+            elif ply >= opening and state.current_player == side:
                 searched += 1
                 if args.defence:
                     safe = board.safe_moves(side + 1, args.fours, args.threes)
@@ -228,10 +288,17 @@ def main() -> None:
         )
         if args.defence:
             print(f"{heading}; ply, move, safe moves: {', '.join(defended)}", flush=True)
+        elif args.open_threes:
+            print(f"{heading}; open threes answered at plies {found}", flush=True)
         else:
             print(f"{heading}; forced wins at plies {found}", flush=True)
     if args.defence:
         print(f"{searched} positions searched; no safe move at one in {with_win} games")
+    elif args.open_threes:
+        kinds = ("blocked", "four", "missed", "unstoppable")
+        for result, verb in (("win", "won"), ("draw", "drew"), ("loss", "lost")):
+            counts = ", ".join(f"{answers[result, kind]} {kind}" for kind in kinds)
+            print(f"in the games the player {verb}, the opponent's answers: {counts}")
     else:
         print(f"{searched} positions searched; a forced win in {with_win} games")
 

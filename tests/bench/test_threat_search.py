@@ -107,3 +107,29 @@ def test_the_defence_report_names_few_safe_moves_and_a_miss(threat_search: Modul
     assert note(state, 5, [0, 9]) == "2 (a8 b7) missed"
     assert note(state, 0, [0, 1, 2, 3]) == "4"
     assert note(state, 5, []) == "0"
+
+
+def test_the_answers_to_an_open_three(threat_search: ModuleType) -> None:
+    # Black's open three (3, 2..4), two empty cells beyond each end; White has
+    # three stones in a row at (6, 2..4), closed at (6, 1) by Black. White's
+    # blocks are the cells beside it (see the safe moves above); (6, 5) makes
+    # a four of White's own; a far block (3, 6) or a move off the row misses.
+    stones = {(3, c): BLACK for c in (2, 3, 4)} | {(6, c): WHITE for c in (2, 3, 4)}
+    position = board(threat_search, stones | {(6, 1): BLACK})
+    answer = position.answer_to_open_three
+    assert sorted(divmod(cell, 8) for cell in position.open_three_cells(BLACK)) == [
+        (3, 1),
+        (3, 5),
+    ]
+    assert [answer(BLACK, r * 8 + c) for r, c in ((3, 1), (3, 5))] == ["blocked"] * 2
+    assert answer(BLACK, 6 * 8 + 5) == "four"
+    assert [answer(BLACK, r * 8 + c) for r, c in ((3, 6), (0, 0))] == ["missed"] * 2
+    assert answer(WHITE, 0) is None  # White's three is closed: no open three to meet
+
+
+def test_two_open_threes_cannot_both_be_blocked(threat_search: ModuleType) -> None:
+    # Black's open threes along row 3 and column 6 share no cell that blocks both.
+    stones = {(3, c): BLACK for c in (1, 2, 3)} | {(r, 6): BLACK for r in (4, 5, 6)}
+    position = board(threat_search, stones | {(7, 7): WHITE})
+    assert position.answer_to_open_three(BLACK, 0) == "unstoppable"
+    assert position.answer_to_open_three(BLACK, 3 * 8 + 4) == "unstoppable"
