@@ -197,7 +197,7 @@ def test_protocol_commands_check_their_options() -> None:
 def test_a_protocol_engine_starts_its_workers_before_the_first_command() -> None:
     # Before, the first search started them, and the first move of an engine with
     # --workers 2 took 2 to 3.4 s whatever the controller's clock allowed.
-    thinker = protocol_thinker("compiled", 1, None, None, 0.1, workers=2)
+    thinker = protocol_thinker("compiled", 1, None, None, 0.1, 2, make("gomoku", size=9))
     try:
         pool = getattr(thinker.engine, "_pool", None)
         assert pool is not None and pool.alive

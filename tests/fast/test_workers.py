@@ -49,6 +49,15 @@ def test_merged_visits_add_up_and_reuse_goes_on(pool: FastMCTS) -> None:
     assert sum(m.visits for m in second.moves) == kept - 2 + 1000
 
 
+def test_prepare_loads_a_game_in_every_worker_and_forgets_its_search(pool: FastMCTS) -> None:
+    # The game is loaded by a search of one simulation a worker; the next
+    # search of the same position keeps nothing of it (trees are reused).
+    state = make("gomoku", size=8)
+    pool.prepare(state)
+    result = pool.search(state, Budget(iterations=500))
+    assert result.simulations == sum(m.visits for m in result.moves) == 500
+
+
 def test_forced_move_found(pool: FastMCTS) -> None:
     pool.reset()
     result = pool.search(position("a1 b2 b1"), Budget(iterations=4000))

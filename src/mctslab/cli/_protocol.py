@@ -11,6 +11,7 @@ from typing import Annotated, cast
 import typer
 
 from mctslab.cli import _options as opt
+from mctslab.games import State
 from mctslab.players.mcts import new_engine
 from mctslab.protocols import Thinker
 from mctslab.protocols._serve import DEFAULT_MOVE_SECONDS, log_to_stderr
@@ -40,8 +41,10 @@ def thinker(
     iterations: int | None,
     seconds: float | None,
     workers: int,
+    game: State,
 ) -> Thinker:
-    """The engine a protocol command searches with, compiled before the first command is read."""
+    """The engine a protocol command searches with, compiled and with ``game``'s rules
+    loaded before the first command is read."""
     try:
         searcher = new_engine(engine, opt.search_config(seed, c), workers=workers)
         result = Thinker(searcher, iterations=iterations, seconds=seconds)
@@ -53,5 +56,5 @@ def thinker(
         if not fast.is_warm():
             log_to_stderr("mctslab: compiling the search engine (first run only)...")
         # Before the first command: the controller's clock runs from its first move on.
-        cast(fast.FastMCTS, searcher).prepare()
+        cast(fast.FastMCTS, searcher).prepare(game)
     return result

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mctslab.cli import _options as opt
 from mctslab.cli import _protocol
+from mctslab.games import make
 from mctslab.protocols import GomocupBrain, serve_stdio
 
 
@@ -19,7 +20,7 @@ def brain(
 
     Freestyle five in a row on boards 5-19; time and memory follow the manager's INFO.
     """
-    thinker = _protocol.thinker(engine, seed, c, iterations, seconds, workers)
+    thinker = _protocol.thinker(engine, seed, c, iterations, seconds, workers, make("gomoku"))
     try:
         serve_stdio(GomocupBrain(thinker))
     finally:

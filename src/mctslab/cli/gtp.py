@@ -29,7 +29,7 @@ def gtp(
     if game not in GAMES:
         opt.fail(f"GTP is offered for the board games {', '.join(GAMES)}; got {game!r}.")
     start = opt.new_state(game, size=size, width=width, height=height, k=k)
-    thinker = _protocol.thinker(engine, seed, c, iterations, seconds, workers)
+    thinker = _protocol.thinker(engine, seed, c, iterations, seconds, workers, start)
     try:
         serve_stdio(GTPEngine(thinker, game, dict(start.spec.params)))
     finally:
