@@ -240,6 +240,8 @@ def test_analyze_draws_a_compact_board_in_a_narrow_terminal(
         (["play", "tictactoe", "--memory-mb", "0.5"], "'--memory-mb': must be a finite number"),
         (["play", "tictactoe", "--memory-mb", "2", "--workers", "4"], "each of the 4 workers"),
         (["countdown", "--iterations", "0"], "'--iterations'"),
+        # A controller's boardsize N makes N x N: the engine refuses what it cannot keep.
+        (["gtp", "gomoku", "--width", "9", "--height", "7"], "GTP boards are square; this gomoku"),
         (["gtp", "othello", "--seconds", "0"], "'--seconds': must be a finite number more"),
         (["gtp", "othello", "--iterations", "0"], "'--iterations'"),
         (["nboard", "--seconds", "-2"], "'--seconds': must be a finite number more"),

@@ -220,6 +220,8 @@ def test_boardsize_for_gomoku_and_the_fixed_boards() -> None:
     ]
     with pytest.raises(ValueError, match="GTP is offered for the board games"):
         GTPEngine(thinker(), "countdown")
+    with pytest.raises(ValueError, match="GTP boards are square; this gomoku board is 9x7"):
+        GTPEngine(thinker(), "gomoku", {"width": 9, "height": 7})
 
 
 def test_time_settings_and_time_left_shape_the_search() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mctslab.cli import _options as opt
 from mctslab.cli import _protocol
 from mctslab.protocols import GTPEngine, serve_stdio
-from mctslab.protocols.gtp import GAMES
+from mctslab.protocols.gtp import GAMES, check_playable
 
 
 def gtp(
@@ -29,6 +29,10 @@ def gtp(
     if game not in GAMES:
         opt.fail(f"GTP is offered for the board games {', '.join(GAMES)}; got {game!r}.")
     start = opt.new_state(game, size=size, width=width, height=height, k=k)
+    try:
+        check_playable(start)
+    except ValueError as error:
+        opt.fail(str(error))
     thinker = _protocol.thinker(engine, seed, c, iterations, seconds, workers, start)
     try:
         serve_stdio(GTPEngine(thinker, game, dict(start.spec.params)))

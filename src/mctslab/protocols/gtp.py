@@ -196,6 +196,7 @@ class GTPEngine:
         self._game = game
         self._params = dict(params or {})
         self._start = make(game, **self._params)
+        check_playable(self._start)
         self._state = self._start.clone()
         #: The moves of each play or genmove (an Othello pass made for the
         #: side to move comes first), so that undo takes back a whole command.
