@@ -177,3 +177,25 @@ def test_nboard_ping_stops_a_search_under_way() -> None:
         engine.stdin.flush()
     # The cancelled go sends no move, only the status line cleared (test_nboard.py).
     assert replies == ["status", "pong 7"] and waited < 15.0
+
+
+def test_gomocup_end_stops_a_search_under_way() -> None:
+    # "END - When the brain receives this command, it must terminate as soon as
+    # possible" (Gomocup protocol); managers kill a brain about 1 s later. Before,
+    # END waited for the search: here up to 30 s, the --seconds this brain is given.
+    command = mctslab_command("brain", "--engine", "python", "--seconds", "30")
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as brain:
+        assert brain.stdin is not None and brain.stdout is not None
+        brain.stdin.write("START 15\nINFO timeout_turn 30000\nBEGIN\n")
+        brain.stdin.flush()
+        assert brain.stdout.readline().strip() == "OK"
+        began = time.monotonic()
+        brain.stdin.write("END\n")
+        brain.stdin.flush()
+        # The search stopped gives its move so far, for a script that sent all at once.
+        assert re.match(r"^\d+,\d+$", brain.stdout.readline().strip())
+        assert brain.wait(timeout=20) == 0
+        waited = time.monotonic() - began
+    assert waited < 15.0

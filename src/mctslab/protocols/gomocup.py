@@ -29,6 +29,7 @@ process itself needs bounds the tree.
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable, Sequence
 
@@ -89,6 +90,8 @@ class GomocupBrain:
         self._held: list[str] = []
         self._turn_seconds: float | None = None
         self._time_left: float | None = None
+        #: Set when END arrives: a search under way stops there.
+        self._end_heard = threading.Event()
         self._commands: dict[str, Callable[[str], list[str]]] = {
             "START": self._start,
             "RECTSTART": self._rectstart,
@@ -99,6 +102,14 @@ class GomocupBrain:
             "ABOUT": lambda _: [f'name="{NAME}", version="{__version__}", author="{AUTHOR}"'],
             "END": self._end,
         }
+
+    def hear(self, line: str) -> None:
+        """See a line as it arrives, before the lines ahead of it are handled: ``END``
+        stops the search under way, as the brain "must terminate as soon as possible" (the
+        spec). Its move so far is still sent: a manager has stopped reading, and a script
+        that sent its commands at once still gets the reply to each."""
+        if line.strip().upper() == "END":
+            self._end_heard.set()
 
     def handle(self, line: str) -> list[str]:
         text = line.strip()
@@ -299,7 +310,7 @@ class GomocupBrain:
             remaining=self._time_left,
             moves_left=moves_to_go(len(state.legal_moves())),
         )
-        result = self.thinker.search(state, allotted)
+        result = self.thinker.search(state, allotted, stop=self._end_heard)
         self._play(result.best_move)
         return [state.move_to_gomocup(result.best_move)]
 
