@@ -18,6 +18,8 @@ from mctslab.core import (
     count_nodes,
     default_simulation,
 )
+from mctslab.games import make
+from mctslab.games.countdown import solve
 from tests.core.tictactoe_minimax import position
 
 
@@ -140,3 +142,13 @@ def test_keyboard_interrupt_returns_the_best_move_so_far() -> None:
 def test_keyboard_interrupt_before_any_result_propagates() -> None:
     with pytest.raises(KeyboardInterrupt):
         engine(simulation=interrupt_after(0)).search(position(""), Budget(iterations=10))
+
+
+@pytest.mark.parametrize("start", [6, 11, 13])
+def test_a_budget_of_tree_size_alone_ends_once_the_tree_settles(start: int) -> None:
+    # A countdown tree fits in far less than 10**6 nodes, so the node limit is
+    # never reached; before, such a search never ended. Once 10,000 simulations
+    # in a row add no node it stops, with the move that leaves a multiple of 4.
+    result = engine().search(make("countdown", start=start), Budget(max_nodes=10**6))
+    assert result.stopped_by == "settled" and result.nodes < 10**6
+    assert result.best_move in solve(start)[start].winning_moves

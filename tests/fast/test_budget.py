@@ -10,7 +10,8 @@ from mctslab import SearchResult, make
 from mctslab._validation import physical_mib
 from mctslab.core import DEFAULT_ITERATIONS, Budget, SearchConfig
 from mctslab.fast import BYTES_PER_NODE, FastMCTS, bytes_per_node
-from tests.core.tictactoe_minimax import position
+from mctslab.games.countdown import solve
+from tests.core.tictactoe_minimax import best_moves, position
 
 
 def engine(**kwargs: object) -> FastMCTS:
@@ -190,3 +191,27 @@ def test_ctrl_c_while_the_transposition_table_grows_leaves_a_readable_tree(
     assert tree.table.shape[0] == 2 * 1024 and len(calls) == 2
     assert all(tree.node_of(slot) >= 0 for slot in tree.children(0))
     assert result.pv
+
+
+@pytest.mark.parametrize(
+    ("game", "budget"),
+    [("tictactoe", Budget(memory_mb=64)), ("countdown", Budget(max_nodes=10**6))],
+)
+def test_a_budget_of_tree_size_alone_ends_once_the_tree_settles(game: str, budget: Budget) -> None:
+    # Neither game fills the tree (plain UCT: no solver to end the search), so
+    # before, such a search never ended. Once 10,000 simulations in a row add
+    # no node it stops, with a move that perfect play would choose.
+    state = position("") if game == "tictactoe" else make("countdown", start=14)
+    result = engine().search(state, budget)
+    assert result.stopped_by == "settled"
+    if game == "tictactoe":
+        assert result.best_notation in best_moves(position(""))
+    else:
+        assert result.best_move in solve(14)[14].winning_moves
+
+
+def test_a_budget_with_iterations_or_seconds_does_not_stop_when_settled() -> None:
+    result = engine().search(
+        make("countdown", start=14), Budget(iterations=50_000, max_nodes=10**6)
+    )
+    assert (result.stopped_by, result.simulations) == ("iterations", 50_000)

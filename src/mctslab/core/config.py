@@ -18,7 +18,12 @@ Bandit = Literal["ucb1", "ucb1-tuned"]
 class Budget:
     """When to stop searching; any combination, the first limit reached wins.
 
-    With nothing set, :data:`DEFAULT_ITERATIONS` iterations are run.
+    With nothing set, :data:`DEFAULT_ITERATIONS` iterations are run. A budget
+    of tree size alone (``max_nodes`` or ``memory_mb``) also ends once
+    :data:`SETTLED_AFTER` simulations in a row add no node
+    (``stopped_by="settled"``): the search then keeps to lines already in
+    the tree, all the way to the game's end, and a small game's tree might
+    take hours to fill or never fill at all.
     """
 
     iterations: int | None = None
@@ -43,12 +48,20 @@ class Budget:
             for limit in (self.iterations, self.seconds, self.max_nodes, self.memory_mb)
         )
 
+    @property
+    def sized_only(self) -> bool:
+        """Whether the tree's size is the only limit (no iterations, no seconds)."""
+        return self.iterations is None and self.seconds is None and not self.is_unbounded
+
     def effective(self) -> Budget:
         """This budget, or the default iteration budget when nothing is set."""
         return Budget(iterations=DEFAULT_ITERATIONS) if self.is_unbounded else self
 
 
 DEFAULT_ITERATIONS = 10_000
+#: Simulations in a row that add no node to the tree and so end a search whose
+#: budget is the tree's size alone (``stopped_by="settled"``; see :class:`Budget`).
+SETTLED_AFTER = 10_000
 #: The largest seed: the compiled engine's generator state is 64 bits.
 MAX_SEED = 2**64 - 1
 

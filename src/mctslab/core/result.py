@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 ProvenOutcome = Literal["win", "loss", "draw"]
 StopReason = str  # "iterations", "seconds", "nodes", "memory", "stopped", "proven", "terminal",
-# "visits" (the compiled engine's counts reached their limit); "running" in the interim results
-# handed to a progress callback
+# "visits" (the compiled engine's counts reached their limit), "settled" (a budget of tree size
+# alone, see Budget); "running" in the interim results handed to a progress callback
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,9 @@ class SearchResult:
     [0, 1], for the player to move at the root (their win rate in two-player
     games, the expected reward in single-player ones) and ``stopped_by`` why
     the search ended ("proven": the solver knows the root's value; "visits":
-    the compiled engine's counts reached what they can hold). ``simulations``
+    the compiled engine's counts reached what they can hold; "settled": a
+    budget of tree size alone, and the tree stopped growing, see
+    :class:`~mctslab.core.config.Budget`). ``simulations``
     counts this search's; ``nodes`` the slots the whole tree holds, a tree
     kept from earlier searches included (the compiled engine's transposition
     table and child blocks take slots beyond one a simulation), which is what

@@ -16,7 +16,7 @@ from numbers import Integral
 from time import perf_counter
 
 from mctslab._validation import check_callable, check_float, check_instance
-from mctslab.core.config import Budget, SearchConfig
+from mctslab.core.config import SETTLED_AFTER, Budget, SearchConfig
 from mctslab.core.engine import Progress
 from mctslab.core.node import BYTES_PER_NODE, Node, count_nodes, mean_then_visits, visits_then_mean
 from mctslab.core.policies import (
@@ -139,7 +139,7 @@ def _unexpanded_root(root_state: GameState) -> ValueError:
 class _Limits:
     """The budget of one search, turned into thresholds checked between iterations."""
 
-    __slots__ = ("deadline", "iterations", "node_reason", "nodes", "stop")
+    __slots__ = ("deadline", "iterations", "node_reason", "nodes", "settled_after", "stop")
 
     def __init__(self, budget: Budget, start: float, stop: threading.Event | None) -> None:
         self.iterations = math.inf if budget.iterations is None else budget.iterations
@@ -151,14 +151,20 @@ class _Limits:
             if memory_nodes < self.nodes:
                 self.nodes = memory_nodes
                 self.node_reason = "memory"
+        self.settled_after = SETTLED_AFTER if budget.sized_only else math.inf
         self.stop = stop
 
-    def reached(self, simulations: int, nodes: int) -> str | None:
-        """The first limit reached, by its SearchResult.stopped_by name, or None."""
+    def reached(self, simulations: int, nodes: int, idle: int) -> str | None:
+        """The first limit reached, by its SearchResult.stopped_by name, or None.
+
+        ``idle``: the simulations since the last one that added a node.
+        """
         if simulations >= self.iterations:
             return "iterations"
         if nodes >= self.nodes:
             return self.node_reason
+        if idle >= self.settled_after:
+            return "settled"
         if self.deadline != math.inf and perf_counter() >= self.deadline:
             return "seconds"
         if self.stop is not None and self.stop.is_set():
@@ -271,14 +277,15 @@ class MCTS:
         c = self.config.c
         path: list[Node] = []
         next_progress = start + self.progress_interval
-        simulations = 0
+        simulations = idle = 0
         stopped_by: str | None = None
         interrupted = False
         try:
-            while not (root.children and (stopped_by := limits.reached(simulations, nodes))):
+            while not (root.children and (stopped_by := limits.reached(simulations, nodes, idle))):
                 leaf_state = root_state.clone()
                 path.clear()
-                if select(root, leaf_state, rng, c, path):
+                grew = select(root, leaf_state, rng, c, path)
+                if grew:
                     if not path:  # else backpropagation misses the new node, never visited
                         raise ValueError(
                             "The tree policy expanded a node but appended nothing to path: it "
@@ -290,6 +297,7 @@ class MCTS:
                 returns = check_returns(simulate(leaf_state, rng), leaf_state)
                 backpropagate(root, path, returns, low, scale)
                 simulations += 1
+                idle = 0 if grew else idle + 1
                 if progress is not None and perf_counter() >= next_progress:
                     progress(
                         self._result(

@@ -21,7 +21,7 @@ import numpy as np
 
 from mctslab._jit import new_rng
 from mctslab._validation import check_float, check_instance, check_int, physical_mib
-from mctslab.core.config import Budget, Playout, SearchConfig
+from mctslab.core.config import SETTLED_AFTER, Budget, Playout, SearchConfig
 from mctslab.core.engine import Progress
 from mctslab.core.result import SearchResult
 from mctslab.core.search import not_legal_at_root, return_scale
@@ -298,8 +298,12 @@ class FastMCTS:
         next_report = start + self.progress_interval
         chunk = FIRST_CHUNK
         stopped_by = None
+        # A budget of tree size alone also ends once the tree stops growing (Budget).
+        settled_after = SETTLED_AFTER if budget.sized_only else _NO_LIMIT
+        idle = 0  # simulations since the tree last grew (counted by chunks)
         try:
             while stopped_by is None:
+                nodes_before = tree.nodes
                 simulations = int(tree.visits[0]) - first_visits
                 chunk = min(chunk, iterations - simulations, headroom - simulations)
                 began = perf_counter()
@@ -372,9 +376,12 @@ class FastMCTS:
                 grow = tree.counters[REASON] == GROW
                 if grow:
                     tree.grow_table()
+                idle = 0 if tree.nodes > nodes_before else idle + done
                 stopped_by = _stop_reason(
                     tree, simulations, iterations, headroom, now, deadline, full_reason
                 )
+                if stopped_by is None and idle >= settled_after:
+                    stopped_by = "settled"
                 if stopped_by is None and stopped():
                     stopped_by = "stopped"
                 if stopped_by is None and report is not None and now >= next_report:
