@@ -13,6 +13,7 @@ from mctslab import SearchResult, make
 from mctslab.core import Budget, SearchConfig
 from mctslab.fast import FastMCTS
 from mctslab.fast._pool import split_budget, worker_seed
+from mctslab.games import IllegalMoveError
 from tests.core.tictactoe_minimax import best_moves, position
 
 
@@ -116,7 +117,8 @@ def test_errors_come_back_and_the_pool_keeps_working(pool: FastMCTS) -> None:
     pool.reset()
     state = position("b2")
     pool.search(state, Budget(iterations=100))
-    with pytest.raises(ValueError, match="not legal in the engine's root position"):
+    # The worker's own kind of error, as one engine raises it (before: a plain ValueError).
+    with pytest.raises(IllegalMoveError, match="not legal in the engine's root position"):
         pool.advance(4)
     assert pool.search(state, Budget(iterations=100)).simulations == 100
 

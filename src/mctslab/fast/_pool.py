@@ -200,7 +200,8 @@ class WorkerPool:
         return [latest[c] for c in self._connections if c in latest]
 
     def _receive(self, connection: Connection) -> tuple[Any, ...]:
-        """The next message from a worker; its ValueError re-raised, other failures wrapped."""
+        """The next message from a worker; its ValueError raised again here (of the same
+        class, with the same message), other failures wrapped."""
         try:
             message: tuple[Any, ...] = connection.recv()
         except EOFError:
@@ -211,7 +212,7 @@ class WorkerPool:
                 'if __name__ == "__main__": (a worker imports the script anew).'
             ) from None
         if message[0] == "invalid":
-            raise ValueError(message[1])
+            raise message[1](message[2])
         if message[0] == "error":
             self.close()
             raise WorkerError(f"A search worker failed:\n{message[1]}")
@@ -280,7 +281,8 @@ def _serve(connection: Connection, config: SearchConfig, progress_interval: floa
                 engine.reset()
                 connection.send(("ok",))
         except ValueError as error:
-            connection.send(("invalid", str(error)))
+            # Its kind too (IllegalMoveError, say), as an engine on one thread raises it.
+            connection.send(("invalid", type(error), str(error)))
         except Exception:
             connection.send(("error", traceback.format_exc()))
 
