@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from mctslab.core import MCTS, Budget, SearchConfig
+from mctslab.fast import FastMCTS
 from mctslab.games import ConformanceError, check_game
 from tests.core.tictactoe_minimax import position
 from tests.core.toy_games import NIM_SPEC, Bits, BitsSpec, Nim
@@ -42,6 +43,23 @@ def test_bad_construction(kwargs: dict[str, object], message: str) -> None:
 def test_budget_must_be_a_budget() -> None:
     with pytest.raises(ValueError, match=r"'budget' parameter of MCTS\.search must be a Budget"):
         MCTS().search(position(""), 100)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("engine", [MCTS, FastMCTS])
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"stop": True}, "'stop' parameter of {}.search must be a threading.Event"),
+        ({"progress": 5}, "'progress' parameter of {}.search must be a function of the interim"),
+    ],
+)
+def test_stop_and_progress_are_checked_before_searching(
+    engine: type[MCTS | FastMCTS], arguments: dict[str, object], message: str
+) -> None:
+    # Before: an AttributeError or TypeError from deep in the loop, or (the
+    # compiled engine, a search short enough) no error at all.
+    with pytest.raises(ValueError, match=re.escape(message.format(engine.__name__))):
+        engine().search(position(""), Budget(iterations=10), **arguments)  # type: ignore[arg-type]
 
 
 def test_config_values_are_checked() -> None:

@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
+from mctslab._validation import check_callable, check_instance
 from mctslab.core.config import Budget
 from mctslab.core.result import SearchResult
 from mctslab.games._base import State
@@ -40,3 +41,15 @@ class Engine(Protocol):
     def advance(self, move: int) -> None: ...
 
     def reset(self) -> None: ...
+
+
+def search_budget(
+    budget: Budget | None, progress: Progress | None, stop: threading.Event | None, owner: str
+) -> Budget:
+    """The budget a search of ``owner`` runs to, its other arguments checked (ValueError)."""
+    if progress is not None:
+        check_callable(progress, "progress", owner, "a function of the interim SearchResult")
+    if stop is not None:
+        check_instance(stop, "stop", owner, threading.Event, "a threading.Event")
+    budget = Budget() if budget is None else budget
+    return check_instance(budget, "budget", owner, Budget, "a Budget").effective()

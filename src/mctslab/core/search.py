@@ -17,7 +17,7 @@ from time import perf_counter
 
 from mctslab._validation import check_callable, check_float, check_instance
 from mctslab.core.config import SETTLED_AFTER, Budget, SearchConfig
-from mctslab.core.engine import Progress
+from mctslab.core.engine import Progress, search_budget
 from mctslab.core.node import BYTES_PER_NODE, Node, count_nodes, mean_then_visits, visits_then_mean
 from mctslab.core.policies import (
     TREE_POLICIES,
@@ -259,8 +259,7 @@ class MCTS:
         stop: threading.Event | None = None,
     ) -> SearchResult:
         """Search from ``state`` (left untouched) and return the best move with its statistics."""
-        budget = Budget() if budget is None else budget
-        budget = check_instance(budget, "budget", "MCTS.search", Budget, "a Budget").effective()
+        budget = search_budget(budget, progress, stop, "MCTS.search")
         check_search_protocol(state)
         if state.is_terminal():
             raise ValueError(f"Cannot search a finished game (is_terminal() is true).\n{state}")

@@ -22,7 +22,7 @@ import numpy as np
 from mctslab._jit import new_rng
 from mctslab._validation import check_float, check_instance, check_int, physical_mib
 from mctslab.core.config import SETTLED_AFTER, Budget, Playout, SearchConfig
-from mctslab.core.engine import Progress
+from mctslab.core.engine import Progress, search_budget
 from mctslab.core.result import SearchResult
 from mctslab.core.search import not_legal_at_root, return_scale
 from mctslab.core.tree_view import TreeView, build_tree_view, no_tree
@@ -130,9 +130,7 @@ class FastMCTS:
         stop: threading.Event | None = None,
     ) -> SearchResult:
         """Search from ``state`` (left untouched) and return the best move with its statistics."""
-        budget = Budget() if budget is None else budget
-        budget = check_instance(budget, "budget", "FastMCTS.search", Budget, "a Budget")
-        budget = budget.effective()
+        budget = search_budget(budget, progress, stop, "FastMCTS.search")
         check_searchable(state)
         share = split_budget(budget, self.workers)[0]
         assert share is not None  # the first worker always gets iterations
