@@ -414,6 +414,30 @@ def test_least_recently_used_games_are_closed_beyond_the_limit() -> None:
         assert all(client.get(f"/api/games/{g['id']}").status_code == 200 for g in games[1:])
 
 
+def test_no_game_is_kept_beyond_the_limit_while_every_game_searches() -> None:
+    # Searching games cannot be closed to make room: once they fill the server, a new game
+    # is refused (the audit kept 35 games of 40 against a limit of 32, searching or queued).
+    with TestClient(create_app("python", max_games=2, searches=1)) as client:
+        first, second = (new_game(client, game="connect4", human=1, seconds=120) for _ in range(2))
+        assert client.post(f"/api/games/{first['id']}/ai").json()["queued"] is False
+        assert client.post(f"/api/games/{second['id']}/ai").json()["queued"] is True
+        refused = client.post("/api/games", json={"game": "tictactoe"})
+        assert refused.status_code == 503
+        assert refused.json()["error"] == (
+            "The server is busy: it keeps at most 2 games and every one is searching; "
+            "try again when a search has ended."
+        )
+        for game in (first, second):
+            assert client.get(f"/api/games/{game['id']}").json()["searching"] == "ai"
+        # A game whose search has ended is idle again, and makes room for a new one.
+        client.post(f"/api/games/{first['id']}/stop")
+        wait_idle(client, first["id"], timeout=20)
+        new_game(client, game="tictactoe")
+        assert client.get(f"/api/games/{first['id']}").status_code == 404
+        assert client.get(f"/api/games/{second['id']}").json()["searching"] == "ai"
+        client.post(f"/api/games/{second['id']}/stop")
+
+
 # -- searching: one at a time, stoppable, streamed live -------------------------------------------
 def test_a_long_search_can_be_stopped_and_plays_its_best_move(client: TestClient) -> None:
     game = new_game(client, game="gomoku", params={"size": 9}, human=1, seconds=120)

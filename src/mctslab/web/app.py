@@ -1,8 +1,10 @@
 """The web board: a FastAPI app with a JSON API, a live stream per game, and one static page.
 
 Commands go through plain HTTP so that every refusal is a JSON error with a
-4xx status and a message (``{"error": "..."}``); what changes, and the AI's
-thinking while it searches, comes to the page over a WebSocket per game.
+status and a message (``{"error": "..."}``): 4xx for a bad request, 503 for
+what the server cannot do (every kept game searching, Graphviz missing). What
+changes, and the AI's thinking while it searches, comes to the page over a
+WebSocket per game.
 """
 
 from __future__ import annotations
@@ -100,8 +102,9 @@ def create_app(
 ) -> FastAPI:
     """The app; ``engine`` searches every game ("compiled" or "python").
 
-    At most ``max_games`` games are kept and ``searches`` searches run at once (the
-    others wait for a free worker thread).
+    At most ``max_games`` games are kept (while every one searches, a new game is
+    refused) and ``searches`` searches run at once (the others wait for a free
+    worker thread).
     """
     if engine not in ENGINES:
         raise ValueError(
