@@ -147,6 +147,19 @@ def test_a_won_game_shows_the_line_that_won(
     assert sorted(finished["board"]["line"]) == sorted(line)
 
 
+def test_a_games_moves_rebuild_it_passes_included(client: TestClient) -> None:
+    # Random Othello from seed 2 has a forced pass; each item of `moves` is one move, the pass too.
+    state, rng, moves = make("othello"), random.Random(2), []
+    while not state.is_terminal():
+        move = rng.choice(state.legal_moves())
+        moves.append(state.move_to_str(move))
+        state.play(move)
+    outcome = state.outcome()
+    assert "pass" in moves and outcome is not None
+    game = new_game(client, game="othello", moves=moves)
+    assert game["moves"] == moves and game["outcome"]["reason"] == outcome.reason
+
+
 def test_othello_is_won_by_discs_not_by_a_line() -> None:
     state, rng = make("othello"), random.Random(3)
     while not state.is_terminal():
@@ -312,7 +325,16 @@ def test_searches_only_on_the_right_turn(client: TestClient) -> None:
         ({"game": "gomoku", "params": {"colour": 1}}, 400, "Unknown parameter(s) 'colour'"),
         ({"game": "gomoku", "params": {"size": "9"}}, 422, "params.size"),
         ({"game": "numbers"}, 400, "not a two-player game; the board plays countdown,"),
-        ({"game": "tictactoe", "moves": ["a1", "a1"]}, 400, "'a1' is not legal"),
+        ({"game": "tictactoe", "moves": ["a1", "a1"]}, 400, "moves[1]: 'a1' is not legal"),
+        # Each item is one move: not two (they were once joined with spaces and read as two).
+        ({"game": "tictactoe", "moves": ["a1 b1"]}, 400, "moves[0] is not one move: 'a1 b1'"),
+        ({"game": "tictactoe", "moves": ["b2", ""]}, 400, "moves[1] is not one move: ''"),
+        # No more moves than a record holds: 500,001 of them take 1,000,001 characters there.
+        (
+            {"game": "countdown", "params": {"start": 1_000_000}, "moves": ["1"] * 500_001},
+            422,
+            "moves: Should take at most 1,000,000 characters as a record writes them",
+        ),
         ({"game": "tictactoe", "seconds": 0}, 422, "seconds"),
         ({"game": "tictactoe", "seconds": 1e9}, 422, "seconds"),
         ({"game": "tictactoe", "simulations": 0}, 422, "simulations"),
@@ -332,6 +354,19 @@ def test_bad_new_games_are_refused(
     assert message in response.json()["error"]
     if "the board plays" in message:  # only the games it plays
         assert "numbers" not in response.json()["error"].partition("plays")[2]
+
+
+def test_moves_take_at_most_as_many_characters_as_a_record(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(web_app, "MAX_RECORD_CHARS", 9)
+    assert new_game(client, game="gomoku", moves=["e5", "a1", "e10"])["moves"][2] == "e10"
+    refused = client.post("/api/games", json={"game": "gomoku", "moves": ["e5", "a10", "e10"]})
+    assert refused.status_code == 422
+    assert refused.json()["error"] == (
+        "Invalid request: moves: Should take at most 9 characters as a record writes them "
+        "(a space between moves), not 10."
+    )
 
 
 @pytest.mark.parametrize(
