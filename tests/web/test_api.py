@@ -147,6 +147,19 @@ def test_a_won_game_shows_the_line_that_won(
     assert sorted(finished["board"]["line"]) == sorted(line)
 
 
+def test_a_games_moves_rebuild_it_passes_included(client: TestClient) -> None:
+    # Random Othello from seed 2 has a forced pass; each item of `moves` is one move, the pass too.
+    state, rng, moves = make("othello"), random.Random(2), []
+    while not state.is_terminal():
+        move = rng.choice(state.legal_moves())
+        moves.append(state.move_to_str(move))
+        state.play(move)
+    outcome = state.outcome()
+    assert "pass" in moves and outcome is not None
+    game = new_game(client, game="othello", moves=moves)
+    assert game["moves"] == moves and game["outcome"]["reason"] == outcome.reason
+
+
 def test_othello_is_won_by_discs_not_by_a_line() -> None:
     state, rng = make("othello"), random.Random(3)
     while not state.is_terminal():
@@ -312,7 +325,16 @@ def test_searches_only_on_the_right_turn(client: TestClient) -> None:
         ({"game": "gomoku", "params": {"colour": 1}}, 400, "Unknown parameter(s) 'colour'"),
         ({"game": "gomoku", "params": {"size": "9"}}, 422, "params.size"),
         ({"game": "numbers"}, 400, "not a two-player game; the board plays countdown,"),
-        ({"game": "tictactoe", "moves": ["a1", "a1"]}, 400, "'a1' is not legal"),
+        ({"game": "tictactoe", "moves": ["a1", "a1"]}, 400, "moves[1]: 'a1' is not legal"),
+        # Each item is one move: not two (they were once joined with spaces and read as two).
+        ({"game": "tictactoe", "moves": ["a1 b1"]}, 400, "moves[0] is not one move: 'a1 b1'"),
+        ({"game": "tictactoe", "moves": ["b2", ""]}, 400, "moves[1] is not one move: ''"),
+        # No more moves than a record holds: 500,001 of them take 1,000,001 characters there.
+        (
+            {"game": "countdown", "params": {"start": 1_000_000}, "moves": ["1"] * 500_001},
+            422,
+            "moves: Should take at most 1,000,000 characters as a record writes them",
+        ),
         ({"game": "tictactoe", "seconds": 0}, 422, "seconds"),
         ({"game": "tictactoe", "seconds": 1e9}, 422, "seconds"),
         ({"game": "tictactoe", "simulations": 0}, 422, "simulations"),
@@ -332,6 +354,19 @@ def test_bad_new_games_are_refused(
     assert message in response.json()["error"]
     if "the board plays" in message:  # only the games it plays
         assert "numbers" not in response.json()["error"].partition("plays")[2]
+
+
+def test_moves_take_at_most_as_many_characters_as_a_record(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(web_app, "MAX_RECORD_CHARS", 9)
+    assert new_game(client, game="gomoku", moves=["e5", "a1", "e10"])["moves"][2] == "e10"
+    refused = client.post("/api/games", json={"game": "gomoku", "moves": ["e5", "a10", "e10"]})
+    assert refused.status_code == 422
+    assert refused.json()["error"] == (
+        "Invalid request: moves: Should take at most 9 characters as a record writes them "
+        "(a space between moves), not 10."
+    )
 
 
 @pytest.mark.parametrize(
@@ -412,6 +447,30 @@ def test_least_recently_used_games_are_closed_beyond_the_limit() -> None:
         games = [new_game(client, game="tictactoe") for _ in range(3)]
         assert client.get(f"/api/games/{games[0]['id']}").status_code == 404
         assert all(client.get(f"/api/games/{g['id']}").status_code == 200 for g in games[1:])
+
+
+def test_no_game_is_kept_beyond_the_limit_while_every_game_searches() -> None:
+    # Searching games cannot be closed to make room: once they fill the server, a new game
+    # is refused (the audit kept 35 games of 40 against a limit of 32, searching or queued).
+    with TestClient(create_app("python", max_games=2, searches=1)) as client:
+        first, second = (new_game(client, game="connect4", human=1, seconds=120) for _ in range(2))
+        assert client.post(f"/api/games/{first['id']}/ai").json()["queued"] is False
+        assert client.post(f"/api/games/{second['id']}/ai").json()["queued"] is True
+        refused = client.post("/api/games", json={"game": "tictactoe"})
+        assert refused.status_code == 503
+        assert refused.json()["error"] == (
+            "The server is busy: it keeps at most 2 games and every one is searching; "
+            "try again when a search has ended."
+        )
+        for game in (first, second):
+            assert client.get(f"/api/games/{game['id']}").json()["searching"] == "ai"
+        # A game whose search has ended is idle again, and makes room for a new one.
+        client.post(f"/api/games/{first['id']}/stop")
+        wait_idle(client, first["id"], timeout=20)
+        new_game(client, game="tictactoe")
+        assert client.get(f"/api/games/{first['id']}").status_code == 404
+        assert client.get(f"/api/games/{second['id']}").json()["searching"] == "ai"
+        client.post(f"/api/games/{second['id']}/stop")
 
 
 # -- searching: one at a time, stoppable, streamed live -------------------------------------------

@@ -385,8 +385,9 @@ def test_the_page_names_sides_moves_and_scores_plainly(server: str, browser: Any
     _open_game(page, server, game="othello", moves=moves)
     assert page.inner_text("#status") == "You win! (wipe-out, Black 13 – White 0)"
     # The winner's discs come first, whichever side won.
+    # A transcript that leaves out Black's passes: a record's move line, not a list of moves.
     white_wins = load_data("othello.json")["many_passes_game"]["moves"]
-    _open_game(page, server, game="othello", moves=[white_wins])
+    _open_game(page, server, record=f"othello\n{white_wins}\n")
     assert page.inner_text("#status") == "The AI wins (wipe-out, White 59 – Black 0)"
     page.close()
 

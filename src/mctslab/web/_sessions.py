@@ -382,8 +382,9 @@ def _first_line(error: Exception) -> str:
 class SessionStore:
     """All games of one server, with the worker threads their searches run in.
 
-    At most ``max_games`` are kept: making one more closes the game that was
-    used least recently and is not searching, so memory stays bounded.
+    At most ``max_games`` are kept, so memory stays bounded: making one more
+    closes the game that was used least recently and is not searching, and is
+    refused (ApiError 503) while every game searches or waits to.
     """
 
     def __init__(
@@ -406,6 +407,12 @@ class SessionStore:
         settings = Settings(start.spec.name, dict(start.spec.params), human, budget, self.engine)
         with self._lock:
             self._evict()
+            if len(self._games) >= self.max_games:
+                raise ApiError(
+                    503,
+                    f"The server is busy: it keeps at most {self.max_games} games and every one "
+                    "is searching; try again when a search has ended.",
+                )
             game_id = secrets.token_urlsafe(9)
             session = GameSession(game_id, settings, start, moves)
             self._games[game_id] = session
@@ -438,7 +445,7 @@ class SessionStore:
         self.workers.shutdown()
 
     def _evict(self) -> None:
-        """Close least recently used idle games until there is room for one more."""
+        """Close least recently used idle games until there is room for one more, if they can."""
         idle = sorted(
             (s for s in self._games.values() if not s.searching), key=lambda s: s.last_used
         )

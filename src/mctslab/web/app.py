@@ -1,8 +1,10 @@
 """The web board: a FastAPI app with a JSON API, a live stream per game, and one static page.
 
 Commands go through plain HTTP so that every refusal is a JSON error with a
-4xx status and a message (``{"error": "..."}``); what changes, and the AI's
-thinking while it searches, comes to the page over a WebSocket per game.
+status and a message (``{"error": "..."}``): 4xx for a bad request, 503 for
+what the server cannot do (every kept game searching, Graphviz missing). What
+changes, and the AI's thinking while it searches, comes to the page over a
+WebSocket per game.
 """
 
 from __future__ import annotations
@@ -18,15 +20,16 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
+from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 
 from mctslab._validation import check_int
 from mctslab.core.config import Budget
 from mctslab.core.tree_view import TreeView
-from mctslab.games import State, available_games, make
+from mctslab.games import InvalidMoveError, State, available_games, make
 from mctslab.players.mcts import ENGINES
-from mctslab.records import load_record, parse_moves
+from mctslab.records import load_record
 from mctslab.web._boards import catalog, two_player_games
 from mctslab.web._sessions import (
     MAX_GAMES,
@@ -48,7 +51,12 @@ MAX_RECORD_CHARS = 1_000_000
 
 
 class NewGame(BaseModel):
-    """A new game, or a saved record to load (``record`` then names the game and its moves)."""
+    """A new game, or a saved record to load (``record`` then names the game and its moves).
+
+    ``moves`` are played from the start, one move an item in the game's notation
+    (as a game's ``moves`` lists them); they may take as many characters as a
+    record, written as a record writes them.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -60,6 +68,19 @@ class NewGame(BaseModel):
     simulations: StrictInt | None = Field(default=None, ge=1, le=MAX_SIMULATIONS)
     moves: list[StrictStr] = Field(default_factory=list)
     record: str | None = Field(default=None, max_length=MAX_RECORD_CHARS)
+
+    @field_validator("moves")
+    @classmethod
+    def _moves_fit_in_a_record(cls, moves: list[str]) -> list[str]:
+        length = sum(map(len, moves)) + len(moves) - 1  # with a space between moves
+        if length > MAX_RECORD_CHARS:
+            raise PydanticCustomError(
+                "too_long",
+                "Should take at most {limit} characters as a record writes them (a space "
+                "between moves), not {length}",
+                {"limit": f"{MAX_RECORD_CHARS:,}", "length": f"{length:,}"},
+            )
+        return moves
 
     def position(self) -> tuple[State, list[int]]:
         """The start position and the move ids (from ``record``, else ``game`` and ``moves``)."""
@@ -74,7 +95,7 @@ class NewGame(BaseModel):
                 loaded = load_record(self.record)
                 return loaded.start, list(loaded.moves)
             start = make(self.game, **self.params)
-            return start, parse_moves(start, " ".join(self.moves))
+            return start, _played(start, self.moves)
         except ValueError as error:
             raise ApiError(400, str(error).splitlines()[0]) from error
 
@@ -85,6 +106,24 @@ class NewGame(BaseModel):
         # big board (or with the generic engine) would hold one for hours.
         seconds = MAX_SECONDS if self.seconds is None else self.seconds
         return Budget(iterations=self.simulations, seconds=seconds)
+
+
+def _played(start: State, moves: list[str]) -> list[int]:
+    """The ids of ``moves``, each item one move, played from ``start`` (left untouched).
+
+    Raises ValueError naming the item, as ``moves[3]``, before the game's own message.
+    """
+    position, ids = start.clone(), []
+    for index, text in enumerate(moves):
+        try:
+            move = position.parse_move(text)
+            position.play(move)
+        except InvalidMoveError as error:
+            raise ValueError(f"moves[{index}] is not one move: {error}") from None
+        except ValueError as error:  # not legal there, or the game is over
+            raise ValueError(f"moves[{index}]: {error}") from None
+        ids.append(move)
+    return ids
 
 
 class Move(BaseModel):
@@ -100,8 +139,9 @@ def create_app(
 ) -> FastAPI:
     """The app; ``engine`` searches every game ("compiled" or "python").
 
-    At most ``max_games`` games are kept and ``searches`` searches run at once (the
-    others wait for a free worker thread).
+    At most ``max_games`` games are kept (while every one searches, a new game is
+    refused) and ``searches`` searches run at once (the others wait for a free
+    worker thread).
     """
     if engine not in ENGINES:
         raise ValueError(
