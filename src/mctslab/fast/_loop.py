@@ -86,6 +86,7 @@ branches on loop arguments, so the plain search pays only for the tests:
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any
 
 import numpy as np
@@ -1116,6 +1117,9 @@ search_loop: Any = njit(cache=True)(_search)
 compact: Any = njit(cache=True)(_compact)
 reindex: Any = njit(cache=True)(_reindex)
 _COMPILED = ((search_loop, SEARCH_SIG), (compact, COMPACT_SIG), (reindex, REINDEX_SIG))
+#: Held while loading or compiling them: a second thread would find compiling
+#: disabled by the first ("compilation disabled") before its signature is in.
+_WARMING = threading.Lock()
 
 
 def is_warm() -> bool:
@@ -1136,12 +1140,13 @@ def warm_up() -> None:
     Compiling takes several seconds and happens once per installation (and
     after an upgrade of numba or of this module); loading takes a fraction of a second.
     """
-    for dispatcher, signature in _COMPILED:
-        if not dispatcher.signatures:
-            dispatcher.compile(signature)
-            # Calls must convert kernel dispatchers to the first-class function
-            # types of this one signature, never specialise on them.
-            dispatcher.disable_compile()
+    with _WARMING:  # threads (the web board's searches) must not compile at once
+        for dispatcher, signature in _COMPILED:
+            if not dispatcher.signatures:
+                dispatcher.compile(signature)
+                # Calls must convert kernel dispatchers to the first-class function
+                # types of this one signature, never specialise on them.
+                dispatcher.disable_compile()
 
 
 def _in_disk_cache(dispatcher: Any, signature: Any) -> bool:
