@@ -26,7 +26,7 @@ from mctslab.arena.openings import FileOpenings, RandomOpenings, StartPosition
 from mctslab.arena.record import RecordInUseError, RunRecord
 from mctslab.arena.spec import PlayerSpec, parse_player
 from mctslab.arena.stats import SPRT
-from mctslab.cli import app
+from mctslab.cli._app import app
 from mctslab.games import make
 from mctslab.protocols import EngineError, EngineResignedError, EngineTimeoutError
 from tests.protocols.helpers import scripted

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from mctslab.benchmark import GAMES, Options, _run, goals, markdown, rich_tables
 from mctslab.benchmark import _measure as measure
 from mctslab.benchmark._startup import cold_and_warm
-from mctslab.cli import app
+from mctslab.cli._app import app
 
 runner = CliRunner()
 ENGINES = {"compiled", "python", "openspiel_cpp", "openspiel_python"}

@@ -10,6 +10,7 @@ import os
 import shlex
 import shutil
 import signal
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,8 @@ import typer
 from typer.testing import CliRunner
 
 from mctslab.cli import _options as opt
-from mctslab.cli import app, main
+from mctslab.cli import main
+from mctslab.cli._app import app
 from mctslab.cli._thinking import Thinking
 from mctslab.core.config import Budget
 from mctslab.games import State, make
@@ -864,3 +866,34 @@ def test_a_plot_that_cannot_be_written_keeps_the_record(tmp_path: Path) -> None:
     )  # fmt: skip
     assert code == 2 and "(the record is kept)" in output
     assert len(out.read_text().splitlines()) == 3  # the header and both games
+
+
+@pytest.mark.usefixtures("main_returned")
+def test_a_cold_installation_is_told_before_the_games_compile(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Importing the commands imports the games, whose compiled rules numba builds
+    # on first import: before, `mctslab --help` sat silent for about 35 s.
+    monkeypatch.setattr("mctslab.fast.is_warm", lambda: False)
+    monkeypatch.setattr(sys, "argv", ["mctslab", "--help"])
+    with pytest.raises(SystemExit) as stop:
+        main()
+    assert stop.value.code == 0
+    assert capsys.readouterr().err.startswith("mctslab: compiling the games' rules, once")
+
+
+def test_ctrl_c_while_the_games_compile_is_an_interruption_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    # An empty numba cache: the games compile when the commands are imported.
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    command = [sys.executable, "-m", "mctslab", "--help"]
+    with subprocess.Popen(
+        command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=environment
+    ) as process:
+        assert process.stderr is not None
+        assert process.stderr.readline().startswith("mctslab: compiling the games' rules")
+        process.send_signal(signal.SIGINT)
+        error = process.stderr.read()
+        code = process.wait(timeout=120)
+    assert (code, error.strip()) == (130, "Interrupted.")

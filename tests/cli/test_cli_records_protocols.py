@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from mctslab import make
 from mctslab.cli import _options as opt
-from mctslab.cli import app
+from mctslab.cli._app import app
 from mctslab.cli._protocol import thinker as protocol_thinker
 from mctslab.records import load_record
 

@@ -10,7 +10,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from mctslab.cli import app
+from mctslab.cli._app import app
 
 runner = CliRunner()
 # Rich's box drawing (U+2500-U+257F): the panel Typer draws around click's errors.

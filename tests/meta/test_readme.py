@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 import mctslab
 from mctslab import Budget, SearchConfig
-from mctslab.cli import app
+from mctslab.cli._app import app
 from mctslab.core import MCTS, default_simulation
 from mctslab.games import countdown
 

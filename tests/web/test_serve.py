@@ -6,7 +6,7 @@ import socket
 
 from typer.testing import CliRunner
 
-from mctslab.cli import app
+from mctslab.cli._app import app
 
 runner = CliRunner()
 

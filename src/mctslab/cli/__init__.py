@@ -1,53 +1,47 @@
-"""The ``mctslab`` command."""
+"""The ``mctslab`` command.
+
+Only :func:`main` is here, light to import: the commands import the games,
+whose compiled rules numba builds when their modules are first imported on an
+installation (about half a minute, cached on disk after), and ``main`` says so
+before that happens.
+"""
 
 from __future__ import annotations
 
-import gc
+import signal
 import sys
-
-import typer
-
-from mctslab.cli import analyze, arena, bench, brain, countdown, gtp, nboard, numbers, play, serve
-from mctslab.cli._options import error as print_error
-from mctslab.cli._usage import Command, Group
-from mctslab.protocols import EngineError
-
-app = typer.Typer(
-    name="mctslab",
-    cls=Group,
-    help="Monte Carlo Tree Search: play against the AI, analyse positions, study the search.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-# Each with the Command class, whose parse errors name the command (mctslab.cli._usage).
-for command in (
-    play.play,
-    analyze.analyze,
-    numbers.numbers,
-    countdown.countdown,
-    brain.brain,
-    nboard.nboard,
-    gtp.gtp,
-    arena.arena,
-    serve.serve,
-    bench.bench,
-):
-    app.command(cls=Command)(command)
+from types import FrameType
 
 
 def main() -> None:
     """Entry point of the ``mctslab`` console script; it ends the process (the collector
     is frozen on the way out), so it is not for calling from a program that goes on."""
+    from mctslab import fast  # the engine's loop, not the games
+
+    if not fast.is_warm():
+        print(
+            "mctslab: compiling the games' rules, once for this installation "
+            "(about half a minute)...",
+            file=sys.stderr,
+            flush=True,
+        )
+    pressed = False
+
+    def ctrl_c(number: int, frame: FrameType | None) -> None:
+        nonlocal pressed
+        pressed = True
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, ctrl_c)
     try:
-        app()
-    except EngineError as error:  # an external engine would not start, died or broke its protocol
-        print_error(str(error))
-        sys.exit(1)
+        from mctslab.cli._app import run
+    except (KeyboardInterrupt, RuntimeError):
+        # numba may turn the interruption into a RuntimeError of its own, deep in a
+        # traceback that says nothing to the user.
+        if not pressed:
+            raise
+        print("Interrupted.", file=sys.stderr)
+        sys.exit(130)
     finally:
-        # Only the exit is left. The collector's passes at interpreter shutdown
-        # walk every object numba made: 0.3 s and more on a busy machine, which an
-        # engine's controller counts (Gomocup's manager kills a brain still there
-        # about 1 s after END). Frozen objects are still freed with their modules;
-        # finalisers of objects alive at exit were never promised to run.
-        gc.freeze()
+        signal.signal(signal.SIGINT, previous)
+    run()
