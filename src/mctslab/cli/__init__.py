@@ -8,9 +8,9 @@ before that happens.
 
 from __future__ import annotations
 
-import signal
 import sys
-from types import FrameType
+
+from mctslab._interrupt import noticing_ctrl_c
 
 
 def main() -> None:
@@ -25,23 +25,14 @@ def main() -> None:
             file=sys.stderr,
             flush=True,
         )
-    pressed = False
-
-    def ctrl_c(number: int, frame: FrameType | None) -> None:
-        nonlocal pressed
-        pressed = True
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGINT, ctrl_c)
-    try:
-        from mctslab.cli._app import run
-    except (KeyboardInterrupt, RuntimeError):
-        # numba may turn the interruption into a RuntimeError of its own, deep in a
-        # traceback that says nothing to the user.
-        if not pressed:
-            raise
-        print("Interrupted.", file=sys.stderr)
-        sys.exit(130)
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    with noticing_ctrl_c() as pressed:
+        try:
+            from mctslab.cli._app import run
+        except (KeyboardInterrupt, RuntimeError):
+            # numba may turn the interruption into a RuntimeError of its own, deep in a
+            # traceback that says nothing to the user.
+            if not pressed():
+                raise
+            print("Interrupted.", file=sys.stderr)
+            sys.exit(130)
     run()
