@@ -61,6 +61,26 @@ def test_a_usage_error_is_one_error_line_and_the_help_to_try(
     assert hint == f"Try '{command} --help'."
 
 
+@pytest.mark.parametrize(
+    ("args", "error", "command"),
+    [
+        (["play", "chess"], "Unknown game 'chess'", "mctslab play"),
+        (["countdown", "--max", "0"], "--max must be from 1 to 1000000", "mctslab countdown"),
+        (["arena", "tictactoe", "-p", "random"], "give exactly two --player", "mctslab arena"),
+    ],
+)
+def test_an_error_the_command_finds_also_says_where_the_help_is(
+    args: list[str], error: str, command: str
+) -> None:
+    # README: "then where the help is ... whether the parser found it or the command
+    # did". Before, a command's own errors gave the Error: line alone.
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    first, hint = result.stderr.splitlines()
+    assert first.startswith(f"Error: {error}")
+    assert hint == f"Try '{command} --help'."
+
+
 def test_a_users_value_is_not_read_as_markup() -> None:
     # Rich would take "[bold]" as a style and print nothing of it.
     result = runner.invoke(app, ["play", "gomoku", "--engine", "[bold]gpu"])

@@ -7,6 +7,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -165,9 +166,17 @@ def searches_until_ctrl_c(player: MCTSPlayer) -> Iterator[Callable[[], bool]]:
             player.close()
 
 
+#: Where the running command's help is ("Try 'mctslab play --help'."), set while a
+#: command runs (mctslab.cli._usage.Command): said after its own errors too.
+help_hint: ContextVar[str | None] = ContextVar("help_hint", default=None)
+
+
 def fail(message: str) -> NoReturn:
-    """Print ``message`` as an error and exit with status 2."""
+    """Print ``message`` as an error, then where the command's help is; exit with status 2."""
     error(message)
+    hint = help_hint.get()
+    if hint is not None:
+        error_console.print(hint, soft_wrap=True)
     raise typer.Exit(2)
 
 

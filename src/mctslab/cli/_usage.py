@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from mctslab.cli._options import error as print_error
-from mctslab.cli._options import error_console
+from mctslab.cli._options import error_console, help_hint
 
 
 @contextlib.contextmanager
@@ -36,11 +36,18 @@ def _naming(ctx: Any) -> Iterator[None]:
 
 
 class Command(TyperCommand):
-    """A command of ``mctslab``: its parse errors name it."""
+    """A command of ``mctslab``: its parse errors name it, and so do its own."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         with _naming(ctx):
             return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: Any) -> Any:
+        token = help_hint.set(_hint(ctx))
+        try:
+            return super().invoke(ctx)
+        finally:
+            help_hint.reset(token)
 
 
 class Group(TyperGroup):
@@ -85,8 +92,16 @@ def _show(error: typer.TyperException) -> NoReturn:
         sys.exit(status)
     print_error(error.format_message())
     ctx = getattr(error, "ctx", None)
-    if ctx is not None and ctx.command.get_help_option(ctx) is not None:
-        # The longest name, "--help" rather than "-h", as click's own hint picks.
-        option = max(ctx.command.get_help_option_names(ctx), key=len)
-        error_console.print(f"Try '{ctx.command_path} {option}'.", soft_wrap=True)
+    hint = None if ctx is None else _hint(ctx)
+    if hint is not None:
+        error_console.print(hint, soft_wrap=True)
     sys.exit(status)
+
+
+def _hint(ctx: Any) -> str | None:
+    """Where the help of ``ctx``'s command is, or None if it has no help option."""
+    if ctx.command.get_help_option(ctx) is None:
+        return None
+    # The longest name, "--help" rather than "-h", as click's own hint picks.
+    option = max(ctx.command.get_help_option_names(ctx), key=len)
+    return f"Try '{ctx.command_path} {option}'."
