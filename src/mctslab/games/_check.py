@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mctslab._jit import new_rng
+from mctslab._validation import check_callable, check_int
 from mctslab.games._base import (
     STEP_TOLERANCE,
     IllegalMoveError,
@@ -45,7 +46,19 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
     returns in whole steps of the spec's ``return_steps`` (what the compiled
     engine counts in); a consistent ``outcome()``; the compiled random playout
     ends the game too.
+
+    ``new_state`` is a function that returns a new start position each call,
+    such as ``lambda: make("tictactoe")`` or a class; ``games`` an int >= 1 and
+    ``seed`` an int. Raises ConformanceError at the first broken rule.
     """
+    check_callable(
+        new_state,
+        "new_state",
+        "check_game",
+        "a function that returns a new start position, such as lambda: make('tictactoe')",
+    )
+    check_int(games, "games", "check_game", low=1)
+    check_int(seed, "seed", "check_game")
     rng = random.Random(seed)
     for game in range(games):
         state = new_state()
