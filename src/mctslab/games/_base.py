@@ -126,6 +126,23 @@ def breaks_zero_sum(values: Sequence[float], spec: Any) -> bool:
     return abs(sum(values)) > 1e-9 and bool(getattr(spec, "zero_sum", False))
 
 
+def check_move_sequence(moves: object, spec: Any) -> None:
+    """Raise ValueError unless ``moves``, what a game's ``legal_moves()`` gave, is a sequence.
+
+    The generic engine tests the moves for emptiness and picks from them by
+    index: a list or a tuple will do, a numpy array, a set or a generator not.
+    """
+    if isinstance(moves, Sequence) and not isinstance(moves, str):
+        return
+    got = type(moves).__name__
+    if isinstance(moves, np.ndarray):
+        got += " (return its .tolist())"
+    raise ValueError(
+        f"The legal_moves() of {spec.name!r} must return a sequence such as a list or a tuple "
+        f"(the search tests it for emptiness and picks from it by index); got {got}."
+    )
+
+
 def check_return_range(spec: Any) -> None:
     """Raise ValueError unless ``spec``'s returns have a finite range, max_return > min_return.
 

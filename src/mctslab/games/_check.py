@@ -18,6 +18,7 @@ from mctslab.games._base import (
     State,
     breaks_zero_sum,
     check_kernel,
+    check_move_sequence,
     is_player,
 )
 
@@ -33,8 +34,8 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
     """Play ``games`` random games from ``new_state()`` and check the protocol at every step.
 
     Any game (:class:`mctslab.core.protocol.GameState`, e.g. one written in
-    plain Python for the generic engine): legal moves are unique and empty
-    exactly at the end; the player to move is in range; clones are
+    plain Python for the generic engine): legal moves are a sequence (a list
+    or a tuple), unique, and empty exactly at the end; the player to move is in range; clones are
     independent of the original; the game ends within the spec's
     ``max_game_length`` (when it has one); returns have one value per player
     within ``[min_return, max_return]``, a finite range, and sum to zero when
@@ -72,7 +73,7 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
         length = 0
         while not state.is_terminal():
             _check_position(state, rng)
-            move = rng.choice(list(state.legal_moves()))
+            move = rng.choice(_legal_moves(state))
             original = state.clone()
             if isinstance(state, State):
                 state.play(state.move_to_str(move))
@@ -93,9 +94,19 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
                 _check_playout(start, seed + game, field, playout)
 
 
+def _legal_moves(state: GameState) -> list[int]:
+    """``state.legal_moves()`` as a list; ConformanceError unless it gave a sequence."""
+    moves = state.legal_moves()
+    try:
+        check_move_sequence(moves, state.spec)
+    except ValueError as error:
+        raise ConformanceError(str(error)) from None
+    return list(moves)
+
+
 def _check_position(state: GameState, rng: random.Random) -> None:
     spec = state.spec
-    moves = list(state.legal_moves())
+    moves = _legal_moves(state)
     if not moves:
         raise ConformanceError(f"{spec.name}: no legal moves in a non-terminal position\n{state}")
     if len(set(moves)) != len(moves):
@@ -107,7 +118,7 @@ def _check_position(state: GameState, rng: random.Random) -> None:
     if clone is state:
         raise ConformanceError(f"{spec.name}: clone() returned the state itself")
     clone.apply(moves[0])
-    if list(state.legal_moves()) != moves or state.current_player != player:
+    if _legal_moves(state) != moves or state.current_player != player:
         raise ConformanceError(f"{spec.name}: a move applied to a clone changed the original")
     if isinstance(state, State):
         _check_state(state, moves, rng)
@@ -192,7 +203,7 @@ def _check_playout(start: State, seed: int, field: str, playout: Any) -> None:
 
 def _check_terminal(state: GameState) -> None:
     spec = state.spec
-    if list(state.legal_moves()):
+    if _legal_moves(state):
         raise ConformanceError(f"{spec.name}: legal moves in a terminal position\n{state}")
     values = tuple(state.returns())
     if len(values) != spec.num_players:
