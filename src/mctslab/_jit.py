@@ -73,6 +73,16 @@ def record(played: np.ndarray, count: int, move: int) -> int:
     return count
 
 
+@njit(types.int64(MOVES, types.int64, types.int64), cache=True, **NO_REFCOUNTS)
+def first_outside(moves: np.ndarray, count: int, size: int) -> int:
+    """The index of the first of ``moves[:count]`` outside ``range(size)``, or -1 (compiled:
+    numpy's comparisons cost several times a small game's whole move listing)."""
+    for i in range(count):
+        if not 0 <= moves[i] < size:
+            return i
+    return -1
+
+
 @njit(types.uint64(RNG), cache=True, **NO_REFCOUNTS)
 def next_u64(rng: np.ndarray) -> int:
     """Next 64 random bits (SplitMix64)."""

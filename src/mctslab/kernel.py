@@ -18,6 +18,9 @@ signature below (``cache=True`` keeps them between runs):
   legal move ids, each in ``range(spec.num_actions)`` and each once, into
   ``out`` (room for ``num_actions``) and returns how many; 0 exactly when
   the game is over. A player with nothing to do plays a pass move.
+  ``State.legal_moves()`` and a search's first position refuse more moves,
+  or an id out of range, with a ValueError; deeper in a search they would
+  write outside the engine's arrays.
 - ``apply(state, move)`` (:data:`APPLY_SIG`): plays a legal move in place,
   unchecked.
 - ``is_terminal(state) -> bool`` (:data:`IS_TERMINAL_SIG`).

@@ -222,11 +222,42 @@ def test_a_missing_notation_method_is_named() -> None:
 def test_check_game_names_a_move_id_out_of_range_and_a_class_that_cannot_pickle() -> None:
     small = make_nim(1, 2)
     spec = dataclasses.replace(small.spec, num_actions=MOST + 1)  # heap 2's ids are out of range
-    with pytest.raises(ConformanceError, match=r"lists \[16\], outside the move ids 0 to 15"):
+    with pytest.raises(ConformanceError, match=r"lists move id 16, outside the move ids 0 to 15"):
         check_game(lambda: NimState(spec, small.data.copy()))
     local = with_kernel(NimState.kernel)  # its class is defined in a function
     with pytest.raises(ConformanceError, match=r"does not pickle .* top level of a module"):
         check_game(lambda: local.clone())
+
+
+@pytest.mark.parametrize(
+    ("heaps", "num_actions", "message"),
+    [
+        (
+            (3, 5, 7),
+            10,
+            r"nim: Kernel\.legal_moves listed 15 moves, more than spec\.num_actions \(10\)",
+        ),
+        (
+            (1, 2),
+            MOST + 1,
+            r"nim: Kernel\.legal_moves lists move id 16, outside the move ids 0 to 15",
+        ),
+    ],
+)
+def test_a_spec_with_too_few_move_ids_is_refused_before_the_search_writes_past_its_arrays(
+    heaps: tuple[int, ...], num_actions: int, message: str
+) -> None:
+    # Before, legal_moves() cut the list short (or kept the id 16) without a word, and the
+    # search aborted the process ("corrupted double-linked list"): the kernel had written 15
+    # moves into room for 10.
+    start = make_nim(*heaps)
+    state = NimState(dataclasses.replace(start.spec, num_actions=num_actions), start.data.copy())
+    with pytest.raises(ValueError, match=message):
+        state.legal_moves()
+    with pytest.raises(ValueError, match=message):
+        FastMCTS(SearchConfig(seed=1)).search(state, Budget(iterations=5000))
+    with pytest.raises(ConformanceError, match=message):
+        check_game(lambda: state.clone())
 
 
 # -- a game where a player may move twice in a row --------------------------------

@@ -25,6 +25,7 @@ from mctslab._jit import (
     RETURNS_SIG,
     ROLLOUT_SIG,
     WINNING_MOVE_SIG,
+    first_outside,
     new_rng,
 )
 from mctslab._validation import check_instance, check_int
@@ -244,6 +245,38 @@ def check_kernel(kernel: Kernel) -> None:
             raise TypeError(f"{what} does not compile as {needed}:\n{error}") from None
 
 
+#: Room past ``num_actions`` in the array a kernel lists moves into from Python: a kernel
+#: that lists more moves than its spec has ids (the spec's ``num_actions`` too small) then
+#: writes into it, and is caught by the count it returns, rather than past the array.
+SPARE_MOVES = 1024
+
+
+def list_moves(function: Any, data: np.ndarray, spec: GameSpec, field: str) -> list[int]:
+    """The moves the kernel's ``field`` function (``legal_moves`` or ``candidate_moves``)
+    lists in position ``data``.
+
+    Raises ValueError when it lists more moves than ``spec.num_actions`` or a
+    move id outside ``range(num_actions)``: the compiled engine's arrays have
+    room for those alone, and its loop does not check.
+    """
+    size = spec.num_actions
+    out = np.empty(size + SPARE_MOVES, dtype=np.int64)
+    count = int(function(data, out))
+    what = f"{spec.name}: Kernel.{field}"
+    if not 0 <= count <= size:
+        raise ValueError(
+            f"{what} listed {count} moves, more than spec.num_actions ({size}): the spec "
+            "must count every move id of the game"
+        )
+    bad = first_outside(out, count, size)
+    if bad >= 0:
+        raise ValueError(
+            f"{what} lists move id {out[bad]}, outside the move ids 0 to {size - 1} "
+            "(spec.num_actions)"
+        )
+    return out[:count].tolist()
+
+
 class State:
     """A game position. Subclasses give the kernel, the notation and the rendering.
 
@@ -280,10 +313,12 @@ class State:
         return int(self.kernel.current_player(self._data))
 
     def legal_moves(self) -> list[int]:
-        """The legal move ids; empty when the game is over."""
-        out = np.empty(self.spec.num_actions, dtype=np.int64)
-        count = self.kernel.legal_moves(self._data, out)
-        return out[:count].tolist()
+        """The legal move ids; empty when the game is over.
+
+        Raises ValueError when the kernel lists more than ``spec.num_actions``
+        moves or an id outside ``range(num_actions)``.
+        """
+        return list_moves(self.kernel.legal_moves, self._data, self.spec, "legal_moves")
 
     def apply(self, move: int) -> None:
         """Play ``move`` in place without checking its legality (the fast path for search).
