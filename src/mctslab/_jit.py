@@ -44,7 +44,8 @@ CURRENT_PLAYER_SIG = types.int64(STATE)
 #: it has room (see :func:`record`); it returns how many it wrote. RAVE reads them;
 #: the plain search passes an empty array, so recording costs one test per move.
 ROLLOUT_SIG = types.int64(STATE, RNG, MOVES)
-#: ``winning_move(state) -> move``: a move that wins at once for the player to move, or -1.
+#: ``winning_move(state) -> move``: a legal move with which the player to move wins by
+#: force (see :mod:`mctslab.kernel` for what that must mean), or -1.
 WINNING_MOVE_SIG = types.int64(STATE)
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

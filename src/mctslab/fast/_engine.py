@@ -431,11 +431,18 @@ class FastMCTS:
         """How many moves the root's children block holds: all it will expand.
 
         Raises ValueError for a kernel that lists more moves than the spec has
-        ids, or an id out of range, before the search writes past its arrays.
+        ids, or an id out of range, before the search writes past its arrays,
+        and for one that lists none (the position searched is not over).
         """
         expand_moves, _ = search_functions(state.kernel, self.config)
         field = "legal_moves" if expand_moves is state.kernel.legal_moves else "candidate_moves"
-        return len(list_moves(expand_moves, state.data.copy(), state.spec, field))
+        count = len(list_moves(expand_moves, state.data.copy(), state.spec, field))
+        if count == 0:
+            raise ValueError(
+                f"{state.spec.name}: Kernel.{field} lists no move, but the game goes on "
+                f"(is_terminal() is false).\n{state}"
+            )
+        return count
 
     def _solves(self, state: State) -> bool:
         """Whether the solver is on for ``state``'s game: as configured, if two-player zero-sum."""

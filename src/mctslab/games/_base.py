@@ -185,12 +185,15 @@ class Kernel(NamedTuple):
     current_player: Any
     #: The uniformly random playout.
     rollout: Any
-    #: ``winning_move(state) -> move``: a move that wins at once for the player to move, or -1.
+    #: ``winning_move(state) -> move``: a legal move with which the player to move wins by
+    #: force, or -1: it ends the game won, or after every reply a move that wins at once or
+    #: that it gives again wins so in turn (see :mod:`mctslab.kernel`; the solver trusts it).
     winning_move: Any = None
     #: Other playouts by name (``"decisive"``, ``"threats"``), each with the rollout signature.
     playouts: Mapping[str, Any] | None = None
-    #: ``candidate_moves(state, out) -> count``: the legal moves worth searching (a
-    #: subset that is never empty while the game goes on), e.g. Gomoku's cells near stones.
+    #: ``candidate_moves(state, out) -> count``: the legal moves worth searching (some of
+    #: them, each once, never none while the game goes on, winning_move's move among them),
+    #: e.g. Gomoku's cells near stones.
     candidate_moves: Any = None
     #: Whether GRAVE (``SearchConfig.rave``) is on when the settings leave it to the
     #: game: where the arena measured it stronger (see benchmarks/STRENGTH.md).

@@ -20,10 +20,17 @@ from mctslab.games._base import (
     check_kernel,
     check_move_sequence,
     is_player,
+    list_moves,
 )
 
 if TYPE_CHECKING:  # the protocol lives with the generic engine, which imports games
     from mctslab.core.protocol import GameState
+
+
+#: How many moves, of either player, check_game follows a ``winning_move``'s win by
+#: force for: the move, a reply, the win that follows it (Gomoku's open fours need
+#: three), and two more. A claim that the game outlasts is not refuted.
+WIN_CHECK_PLIES = 5
 
 
 class ConformanceError(AssertionError):
@@ -46,7 +53,12 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
     ``range(num_actions)``; notation round-trips; an illegal move is refused; pickling round-trips;
     returns in whole steps of the spec's ``return_steps`` (what the compiled
     engine counts in); a consistent ``outcome()``; the compiled random playout
-    ends the game too.
+    ends the game too. Its game knowledge, where it has some, in every live
+    position: ``candidate_moves`` lists some of the legal moves, each once,
+    and not none; a move ``winning_move`` gives is legal, one of the
+    candidates, and wins by force as :mod:`mctslab.kernel` says: every line
+    of replies is followed to the end of the game or for
+    :data:`WIN_CHECK_PLIES` moves, and one that refutes the win is named.
 
     ``new_state`` is a function that returns a new start position each call,
     such as ``lambda: make("tictactoe")`` or a class; ``games`` an int >= 1 and
@@ -161,6 +173,110 @@ def _check_state(state: State, moves: list[int], rng: random.Random) -> None:
         ) from None
     if restored != state or restored.legal_moves() != moves:
         raise ConformanceError(f"{spec.name}: pickling does not round-trip")
+    candidates = _check_candidates(state, moves)
+    _check_winning_move(state, moves, candidates)
+
+
+def _check_candidates(state: State, moves: list[int]) -> list[int] | None:
+    """The kernel's ``candidate_moves`` in a live position (None when it has none): some of
+    the legal moves, each once, never none; the compiled search expands them unchecked."""
+    if state.kernel.candidate_moves is None:
+        return None
+    what = f"{state.spec.name}: Kernel.candidate_moves"
+    try:
+        candidates = list_moves(
+            state.kernel.candidate_moves, state._data, state.spec, "candidate_moves"
+        )
+    except ValueError as error:
+        raise ConformanceError(str(error)) from None
+    if not candidates:
+        raise ConformanceError(f"{what} lists no move, but the game goes on\n{state}")
+    legal = set(moves)
+    seen: set[int] = set()
+    for move in candidates:
+        if move not in legal:
+            raise ConformanceError(
+                f"{what} lists {state.move_to_str(move)}, not a legal move\n{state}"
+            )
+        if move in seen:
+            raise ConformanceError(f"{what} lists {state.move_to_str(move)} twice\n{state}")
+        seen.add(move)
+    return candidates
+
+
+def _check_winning_move(state: State, moves: list[int], candidates: list[int] | None) -> None:
+    """The kernel's ``winning_move`` in a live position: a legal move (one of the candidate
+    moves, which the search expands), whose win by force, which the solver takes on trust,
+    :func:`_refutation` does not refute."""
+    if state.kernel.winning_move is None:
+        return
+    claim = int(state.kernel.winning_move(state._data))
+    if claim < 0:
+        return
+    what = f"{state.spec.name}: Kernel.winning_move gives"
+    if claim not in moves:
+        raise ConformanceError(f"{what} move id {claim}, not a legal move\n{state}")
+    text = state.move_to_str(claim)
+    if candidates is not None and claim not in candidates:
+        raise ConformanceError(
+            f"{what} {text}, not one of candidate_moves, which the search expands\n{state}"
+        )
+    refuted = _refutation(state, claim, state.current_player, WIN_CHECK_PLIES)
+    if refuted is not None:
+        line, reason = refuted
+        raise ConformanceError(
+            f"{what} {text}, which does not win by force: after {' '.join(line)}, {reason}\n{state}"
+        )
+
+
+def _refutation(position: State, move: int, mover: int, plies: int) -> tuple[list[str], str] | None:
+    """A line from ``position`` through ``move`` after which ``mover`` has not won as
+    ``winning_move`` promised, with the reason, or None if there is none in ``plies`` moves.
+
+    The promise: the game ends won for ``mover``, or every move of another player
+    keeps it, and ``mover`` to move has a move that wins at once or one that
+    ``winning_move`` gives, which keeps it in turn.
+    """
+    after = position.clone()
+    after.apply(move)
+    found = _unforced(after, mover, plies - 1)
+    if found is None:
+        return None
+    line, reason = found
+    return [position.move_to_str(move), *line], reason
+
+
+def _unforced(position: State, mover: int, plies: int) -> tuple[list[str], str] | None:
+    """:func:`_refutation` from ``position``, reached by the line so far."""
+    name = position.spec.player_names[mover]
+    if position.is_terminal():
+        return None if _won(position, mover) else ([], f"the game ends without a win for {name}")
+    if plies == 0:
+        return None
+    moves = position.legal_moves()
+    if position.current_player != mover:
+        for reply in moves:
+            found = _refutation(position, reply, mover, plies)
+            if found is not None:
+                return found
+        return None
+    claim = int(position.kernel.winning_move(position._data))
+    if claim >= 0:
+        if claim not in moves:
+            return [], f"winning_move gives move id {claim}, not a legal move"
+        return _refutation(position, claim, mover, plies)
+    for move in moves:
+        after = position.clone()
+        after.apply(move)
+        if after.is_terminal() and _won(after, mover):
+            return None
+    return [], f"{name} has no move that wins at once, and winning_move gives none"
+
+
+def _won(finished: State, player: int) -> bool:
+    """Whether ``player`` won the finished game: a return above every other player's."""
+    values = finished.returns()
+    return all(values[player] > value for i, value in enumerate(values) if i != player)
 
 
 def _check_playout(start: State, seed: int, field: str, playout: Any) -> None:
