@@ -44,7 +44,8 @@ CURRENT_PLAYER_SIG = types.int64(STATE)
 #: it has room (see :func:`record`); it returns how many it wrote. RAVE reads them;
 #: the plain search passes an empty array, so recording costs one test per move.
 ROLLOUT_SIG = types.int64(STATE, RNG, MOVES)
-#: ``winning_move(state) -> move``: a move that wins at once for the player to move, or -1.
+#: ``winning_move(state) -> move``: a legal move with which the player to move wins by
+#: force (see :mod:`mctslab.kernel` for what that must mean), or -1.
 WINNING_MOVE_SIG = types.int64(STATE)
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -71,6 +72,16 @@ def record(played: np.ndarray, count: int, move: int) -> int:
         played[count] = move
         return count + 1
     return count
+
+
+@njit(types.int64(MOVES, types.int64, types.int64), cache=True, **NO_REFCOUNTS)
+def first_outside(moves: np.ndarray, count: int, size: int) -> int:
+    """The index of the first of ``moves[:count]`` outside ``range(size)``, or -1 (compiled:
+    numpy's comparisons cost several times a small game's whole move listing)."""
+    for i in range(count):
+        if not 0 <= moves[i] < size:
+            return i
+    return -1
 
 
 @njit(types.uint64(RNG), cache=True, **NO_REFCOUNTS)

@@ -18,6 +18,9 @@ signature below (``cache=True`` keeps them between runs):
   legal move ids, each in ``range(spec.num_actions)`` and each once, into
   ``out`` (room for ``num_actions``) and returns how many; 0 exactly when
   the game is over. A player with nothing to do plays a pass move.
+  ``State.legal_moves()`` and a search's first position refuse more moves,
+  or an id out of range, with a ValueError; deeper in a search they would
+  write outside the engine's arrays.
 - ``apply(state, move)`` (:data:`APPLY_SIG`): plays a legal move in place,
   unchecked.
 - ``is_terminal(state) -> bool`` (:data:`IS_TERMINAL_SIG`).
@@ -35,14 +38,24 @@ signature below (``cache=True`` keeps them between runs):
   check an index, so a write of one's own past its end corrupts memory.
 
 Optional game knowledge, used by the search options of
-:class:`~mctslab.core.SearchConfig` where a game offers it: ``winning_move``
-(:data:`WINNING_MOVE_SIG`, a move that wins at once for the player to move,
-else -1; the solver trusts it), more ``playouts`` by name (``"decisive"``,
-with the rollout's signature), ``candidate_moves`` (the legal moves worth
-searching; never none while the game goes on), ``preferred_playout`` (the
-playout a search plays unless told: ``"decisive"`` by default, the rollout
-when there is none) and ``prefers_rave`` (GRAVE on unless told: off by
-default). Put the functions in a :class:`Kernel` and the kernel on a
+:class:`~mctslab.core.SearchConfig` where a game offers it:
+
+- ``winning_move(state) -> move`` (:data:`WINNING_MOVE_SIG`): a legal move
+  with which the player to move wins by force, else -1. It may miss wins,
+  but the solver proves positions on its word, so a move it gives must win:
+  it ends the game won, or after every reply the player has a move that
+  wins at once or one that ``winning_move`` gives again, which wins so in
+  turn (a move that wins at once, say, or Gomoku's open four). With
+  ``candidate_moves``, it must be one of them: a search expands it first.
+- ``candidate_moves(state, out) -> count`` (:data:`LEGAL_MOVES_SIG`): the
+  legal moves worth searching, as ``legal_moves`` lists them: some of the
+  legal moves, each once, never none while the game goes on.
+- more ``playouts`` by name (``"decisive"``, with the rollout's signature),
+  ``preferred_playout`` (the playout a search plays unless told:
+  ``"decisive"`` by default, the rollout when there is none) and
+  ``prefers_rave`` (GRAVE on unless told: off by default).
+
+Put the functions in a :class:`Kernel` and the kernel on a
 :class:`State` subclass, which adds no attributes (``__slots__ = ()``: the
 position lives in the array alone, which is all a clone or a pickle copies)
 and gives the notation and the text of a position: ``_parse_notation(text) -> move id``
@@ -53,9 +66,15 @@ and gives the notation and the text of a position: ``_parse_notation(text) -> mo
 
 **Check it**: :func:`mctslab.games.check_game` plays random games through
 the State and the compiled playout and names the first broken rule, the
-kernel's signatures included (:func:`check_kernel`). Run it before a search:
+kernel's signatures included (:func:`check_kernel`). In every position it
+plays it checks the candidate moves as above, and that a move
+``winning_move`` gives is legal, a candidate, and wins: it follows every
+reply to the end of the game or for five moves of either player, whichever
+comes first, and names a line that refutes the win. Run it before a search:
 the compiled engine trusts the rules (a move id out of range, or a game
-longer than ``spec.max_game_length``, writes outside its arrays). The
+longer than ``spec.max_game_length``, writes outside its arrays; a false
+winning move is a false proof; a candidate move that is not legal corrupts
+the search). The
 solver and transpositions (on by default) and GRAVE need the turn to pass
 to the next player at every move; the engine stops with a ValueError that
 says so when the search meets a player moving twice in a row or, with more

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import numpy as np
 import pytest
@@ -161,4 +162,57 @@ def test_a_numpy_player_index_is_a_player_index_to_the_check_and_the_search() ->
 
     check_game(lambda: NumpyPlayer([1, 2, 3]))
     result = MCTS(SearchConfig(seed=1)).search(NumpyPlayer([1, 2, 4]), Budget(iterations=3000))
+    assert result.best_move in winning_moves(Nim([1, 2, 4]))
+
+
+class _MovesAs(Nim):
+    """Nim whose legal_moves() returns its list passed through ``kind`` (numpy's array, a set)."""
+
+    kind: Any = list
+
+    def legal_moves(self) -> Any:
+        return type(self).kind(super().legal_moves())
+
+    def clone(self) -> _MovesAs:
+        return type(self)(list(self.heaps), self.current_player)
+
+
+class _ArrayMoves(_MovesAs):
+    kind = np.array
+
+
+class _SetMoves(_MovesAs):
+    kind = set
+
+
+class _GeneratedMoves(_MovesAs):
+    kind = staticmethod(iter)
+
+
+@pytest.mark.parametrize(
+    ("game", "got"),
+    [
+        (_ArrayMoves, r"got ndarray \(return its \.tolist\(\)\)"),
+        (_SetMoves, "got set"),
+        (_GeneratedMoves, "got list_iterator"),
+    ],
+)
+def test_legal_moves_must_be_a_sequence_to_the_check_and_the_search(
+    game: type[_MovesAs], got: str
+) -> None:
+    # Before, check_game passed them all and the search failed inside: "The truth value of an
+    # array with more than one element is ambiguous", "'set' object is not subscriptable".
+    message = r"The legal_moves\(\) of 'nim' must return a sequence such as a list or a tuple"
+    with pytest.raises(ConformanceError, match=f"{message} .*; {got}"):
+        check_game(lambda: game([2, 3]))
+    with pytest.raises(ValueError, match=f"{message} .*; {got}"):
+        MCTS(SearchConfig(seed=1)).search(game([2, 3]), Budget(iterations=100))
+
+
+def test_legal_moves_may_be_any_sequence() -> None:
+    class TupleMoves(_MovesAs):
+        kind = tuple
+
+    check_game(lambda: TupleMoves([1, 2, 3]))
+    result = MCTS(SearchConfig(seed=1)).search(TupleMoves([1, 2, 4]), Budget(iterations=3000))
     assert result.best_move in winning_moves(Nim([1, 2, 4]))

@@ -27,8 +27,10 @@ from mctslab.fast import FastMCTS
 from mctslab.games import ConformanceError, check_game
 from mctslab.kernel import (
     APPLY_SIG,
+    LEGAL_MOVES_SIG,
     RETURNS_SIG,
     ROLLOUT_SIG,
+    WINNING_MOVE_SIG,
     Kernel,
     check_kernel,
     randint,
@@ -222,11 +224,205 @@ def test_a_missing_notation_method_is_named() -> None:
 def test_check_game_names_a_move_id_out_of_range_and_a_class_that_cannot_pickle() -> None:
     small = make_nim(1, 2)
     spec = dataclasses.replace(small.spec, num_actions=MOST + 1)  # heap 2's ids are out of range
-    with pytest.raises(ConformanceError, match=r"lists \[16\], outside the move ids 0 to 15"):
+    with pytest.raises(ConformanceError, match=r"lists move id 16, outside the move ids 0 to 15"):
         check_game(lambda: NimState(spec, small.data.copy()))
     local = with_kernel(NimState.kernel)  # its class is defined in a function
     with pytest.raises(ConformanceError, match=r"does not pickle .* top level of a module"):
         check_game(lambda: local.clone())
+
+
+@pytest.mark.parametrize(
+    ("heaps", "num_actions", "message"),
+    [
+        (
+            (3, 5, 7),
+            10,
+            r"nim: Kernel\.legal_moves listed 15 moves, more than spec\.num_actions \(10\)",
+        ),
+        (
+            (1, 2),
+            MOST + 1,
+            r"nim: Kernel\.legal_moves lists move id 16, outside the move ids 0 to 15",
+        ),
+    ],
+)
+def test_a_spec_with_too_few_move_ids_is_refused_before_the_search_writes_past_its_arrays(
+    heaps: tuple[int, ...], num_actions: int, message: str
+) -> None:
+    # Before, legal_moves() cut the list short (or kept the id 16) without a word, and the
+    # search aborted the process ("corrupted double-linked list"): the kernel had written 15
+    # moves into room for 10.
+    start = make_nim(*heaps)
+    state = NimState(dataclasses.replace(start.spec, num_actions=num_actions), start.data.copy())
+    with pytest.raises(ValueError, match=message):
+        state.legal_moves()
+    with pytest.raises(ValueError, match=message):
+        FastMCTS(SearchConfig(seed=1)).search(state, Budget(iterations=5000))
+    with pytest.raises(ConformanceError, match=message):
+        check_game(lambda: state.clone())
+
+
+# -- game knowledge: winning_move and candidate_moves ---------------------------------
+
+
+@njit(WINNING_MOVE_SIG, cache=True)
+def bouton_move(state):  # type: ignore[no-untyped-def]
+    """Bouton's winning move: the one that leaves heaps whose XOR is 0; -1 when none does."""
+    total = 0
+    for heap in range(HEAPS, state.shape[0]):
+        total ^= state[heap]
+    if total == 0:
+        return -1
+    for heap in range(state.shape[0] - HEAPS):
+        stones = state[HEAPS + heap]
+        if stones ^ total < stones:
+            return heap * MOST + stones - (stones ^ total) - 1
+    return -1
+
+
+@njit(WINNING_MOVE_SIG, cache=True)
+def first_move(state):  # type: ignore[no-untyped-def]
+    """A lie: the first legal move (one stone from the first heap that has one) wins."""
+    for heap in range(state.shape[0] - HEAPS):
+        if state[HEAPS + heap] > 0:
+            return heap * MOST
+    return -1
+
+
+@njit(WINNING_MOVE_SIG, cache=True)
+def fifteen_from_the_first_heap(state):  # type: ignore[no-untyped-def]
+    """A lie: taking 15 stones from heap 1, legal only where it holds 15, wins."""
+    return -1 if is_terminal(state) else MOST - 1
+
+
+@njit(LEGAL_MOVES_SIG, cache=True)
+def no_candidates(state, out):  # type: ignore[no-untyped-def]
+    return 0
+
+
+@njit(LEGAL_MOVES_SIG, cache=True)
+def every_id_a_candidate(state, out):  # type: ignore[no-untyped-def]
+    """Every move id of the game, taking more stones than a heap holds included."""
+    if is_terminal(state):
+        return 0
+    count = (state.shape[0] - HEAPS) * MOST
+    for move in range(count):
+        out[move] = move
+    return count
+
+
+@njit(LEGAL_MOVES_SIG, cache=True)
+def first_candidate_twice(state, out):  # type: ignore[no-untyped-def]
+    count = legal_moves(state, out)
+    if count > 0:
+        out[count] = out[0]
+        count += 1
+    return count
+
+
+@njit(LEGAL_MOVES_SIG, cache=True)
+def single_stones(state, out):  # type: ignore[no-untyped-def]
+    """The moves that take one stone: a subset of the legal moves, never empty until the end."""
+    count = 0
+    for heap in range(state.shape[0] - HEAPS):
+        if state[HEAPS + heap] > 0:
+            out[count] = heap * MOST
+            count += 1
+    return count
+
+
+class BoutonNim(NimState):
+    kernel = NimState.kernel._replace(winning_move=bouton_move)
+    __slots__ = ()
+
+
+class FirstMoveWins(NimState):
+    kernel = NimState.kernel._replace(winning_move=first_move)
+    __slots__ = ()
+
+
+class FifteenWins(NimState):
+    kernel = NimState.kernel._replace(winning_move=fifteen_from_the_first_heap)
+    __slots__ = ()
+
+
+class NoCandidates(NimState):
+    kernel = NimState.kernel._replace(candidate_moves=no_candidates)
+    __slots__ = ()
+
+
+class EveryIdACandidate(NimState):
+    kernel = NimState.kernel._replace(candidate_moves=every_id_a_candidate)
+    __slots__ = ()
+
+
+class CandidateTwice(NimState):
+    kernel = NimState.kernel._replace(candidate_moves=first_candidate_twice)
+    __slots__ = ()
+
+
+class SingleStones(NimState):
+    kernel = NimState.kernel._replace(candidate_moves=single_stones)
+    __slots__ = ()
+
+
+class BoutonOutsideCandidates(NimState):
+    kernel = NimState.kernel._replace(winning_move=bouton_move, candidate_moves=single_stones)
+    __slots__ = ()
+
+
+def test_a_winning_move_that_wins_by_force_later_passes_and_the_solver_proves_with_it() -> None:
+    # Bouton's move wins by force, not at once (as Gomoku's open fours): every reply leaves a
+    # nim-sum that is not 0, where it gives a move again, to the last stone.
+    for heaps in [(1, 2, 3), (3, 5, 7), (4, 0, 9, 2)]:
+        check_game(lambda heaps=heaps: position(BoutonNim, *heaps))  # type: ignore[misc]
+    state = position(BoutonNim, 3, 5, 7)
+    result = FastMCTS(SearchConfig(seed=1)).search(state, Budget(iterations=20_000))
+    assert result.stopped_by == "proven" and result.value == 1.0
+    assert nim_sum(after(state, result.best_move).heaps) == 0
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        # Before, each passed check_game; with the first, the search called heaps 1 and 3
+        # lost, which Bouton's theorem says are won.
+        (
+            FirstMoveWins,
+            r"nim: Kernel\.winning_move gives 1:1, which does not win by force: after 1:1 "
+            r"(\d+:\d+ )*\d+:\d+, the game ends without a win for A",
+        ),
+        (FifteenWins, r"nim: Kernel\.winning_move gives move id 14, not a legal move"),
+        # Before, these passed too, and the search crashed: an IndexError with none, a
+        # segfault with candidates on occupied cells in a game of placing stones.
+        (NoCandidates, r"nim: Kernel\.candidate_moves lists no move, but the game goes on"),
+        (EveryIdACandidate, r"nim: Kernel\.candidate_moves lists 1:2, not a legal move"),
+        (CandidateTwice, r"nim: Kernel\.candidate_moves lists 1:1 twice"),
+        (
+            BoutonOutsideCandidates,
+            r"nim: Kernel\.winning_move gives 2:2, not one of candidate_moves",
+        ),
+    ],
+)
+def test_check_game_finds_game_knowledge_that_the_search_would_trust_wrongly(
+    kind: type[NimState], message: str
+) -> None:
+    with pytest.raises(ConformanceError, match=message):
+        check_game(lambda: position(kind, 1, 3))
+
+
+def test_candidate_moves_that_are_some_of_the_legal_moves_pass() -> None:
+    check_game(lambda: position(SingleStones, 1, 2, 3))
+    result = FastMCTS(SearchConfig(seed=1)).search(
+        position(SingleStones, 1, 3), Budget(iterations=500)
+    )
+    assert {stats.notation for stats in result.moves} == {"1:1", "2:1"}
+
+
+def test_the_search_refuses_a_first_position_without_candidate_moves() -> None:
+    # Before: an IndexError in the search's statistics.
+    with pytest.raises(ValueError, match=r"nim: Kernel\.candidate_moves lists no move, but the"):
+        FastMCTS().search(position(NoCandidates, 1, 3), Budget(iterations=100))
 
 
 # -- a game where a player may move twice in a row --------------------------------

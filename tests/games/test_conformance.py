@@ -48,3 +48,31 @@ def test_a_move_that_is_not_an_int_is_refused_not_truncated(move: object) -> Non
         state.move_to_str(move)  # type: ignore[arg-type]
     assert state == make("tictactoe")
     assert state.move_to_str(np.int64(4)) == state.move_to_str(4)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"games": 0}, r"The 'games' parameter of check_game must be an int >= 1. Got 0 instead."),
+        ({"games": -1}, r"The 'games' parameter of check_game must be an int >= 1. Got -1"),
+        ({"games": 2.5}, r"The 'games' parameter of check_game must be an int >= 1. Got 2.5"),
+        ({"seed": "x"}, r"The 'seed' parameter of check_game must be an int. Got 'x' instead."),
+        ({"seed": None}, r"The 'seed' parameter of check_game must be an int. Got None instead."),
+    ],
+)
+def test_check_game_refuses_counts_and_seeds_that_are_no_ints(
+    arguments: dict[str, object], message: str
+) -> None:
+    # Before, games=0 or -1 passed having checked nothing, and seed='x' raised a bare TypeError.
+    with pytest.raises(ValueError, match=message):
+        check_game(lambda: make("tictactoe"), **arguments)  # type: ignore[arg-type]
+
+
+def test_check_game_asks_for_a_function_that_makes_positions_not_a_position() -> None:
+    # Before: "'TicTacToeState' object is not callable", with no hint of what to pass.
+    with pytest.raises(
+        ValueError,
+        match=r"The 'new_state' parameter of check_game must be a function that returns a new "
+        r"start position, such as lambda: make\('tictactoe'\). Got <TicTacToeState",
+    ):
+        check_game(make("tictactoe"))  # type: ignore[arg-type]

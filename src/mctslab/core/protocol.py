@@ -34,7 +34,9 @@ class GameSpecLike(Protocol):
 class GameState(Protocol):
     """A game position the engine can search.
 
-    Moves are integers. ``legal_moves()`` must be non-empty until
+    Moves are integers. ``legal_moves()`` returns a sequence (a list or a
+    tuple; not a numpy array, a set or a generator, which the search can
+    neither test for emptiness nor index) and must be non-empty until
     ``is_terminal()``; ``apply`` plays a legal move in place (unchecked: the
     engine only plays moves from ``legal_moves()``); ``returns()`` gives one
     value per player at the end of the game; ``clone()`` must be independent

@@ -32,6 +32,7 @@ from mctslab.core.tree_view import TreeView, build_tree_view, no_tree
 from mctslab.games._base import (
     IllegalMoveError,
     breaks_zero_sum,
+    check_move_sequence,
     check_return_range,
     is_player,
     legal_summary,
@@ -89,6 +90,7 @@ def check_search_protocol(state: GameState) -> None:
             f"The clone() of {spec.name!r} returned the state itself; it must return a new, "
             "independent state, which the search plays moves on."
         )
+    check_move_sequence(state.legal_moves(), spec)
 
 
 def check_returns(values: Sequence[float], state: GameState) -> Sequence[float]:

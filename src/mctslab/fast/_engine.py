@@ -46,7 +46,7 @@ from mctslab.fast._pool import WorkerPool, split_budget
 from mctslab.fast._rave import AmafTables, split, table_bytes
 from mctslab.fast._stats import RootStats, build_result
 from mctslab.fast._tree import MAX_ACTIONS, Tree, bytes_per_node
-from mctslab.games._base import Kernel, State, check_kernel
+from mctslab.games._base import Kernel, State, check_kernel, list_moves
 
 #: Target wall time of one call of the compiled loop.
 CHUNK_SECONDS = 0.05
@@ -433,9 +433,21 @@ class FastMCTS:
         return self.config.rave
 
     def _root_moves(self, state: State) -> int:
-        """How many moves the root's children block holds: all it will expand."""
+        """How many moves the root's children block holds: all it will expand.
+
+        Raises ValueError for a kernel that lists more moves than the spec has
+        ids, or an id out of range, before the search writes past its arrays,
+        and for one that lists none (the position searched is not over).
+        """
         expand_moves, _ = search_functions(state.kernel, self.config)
-        return int(expand_moves(state.data.copy(), np.empty(state.spec.num_actions, np.int64)))
+        field = "legal_moves" if expand_moves is state.kernel.legal_moves else "candidate_moves"
+        count = len(list_moves(expand_moves, state.data.copy(), state.spec, field))
+        if count == 0:
+            raise ValueError(
+                f"{state.spec.name}: Kernel.{field} lists no move, but the game goes on "
+                f"(is_terminal() is false).\n{state}"
+            )
+        return count
 
     def _solves(self, state: State) -> bool:
         """Whether the solver is on for ``state``'s game: as configured, if two-player zero-sum."""

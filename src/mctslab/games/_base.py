@@ -25,6 +25,7 @@ from mctslab._jit import (
     RETURNS_SIG,
     ROLLOUT_SIG,
     WINNING_MOVE_SIG,
+    first_outside,
     new_rng,
 )
 from mctslab._validation import check_instance, check_int
@@ -126,6 +127,23 @@ def breaks_zero_sum(values: Sequence[float], spec: Any) -> bool:
     return abs(sum(values)) > 1e-9 and bool(getattr(spec, "zero_sum", False))
 
 
+def check_move_sequence(moves: object, spec: Any) -> None:
+    """Raise ValueError unless ``moves``, what a game's ``legal_moves()`` gave, is a sequence.
+
+    The generic engine tests the moves for emptiness and picks from them by
+    index: a list or a tuple will do, a numpy array, a set or a generator not.
+    """
+    if isinstance(moves, Sequence) and not isinstance(moves, str):
+        return
+    got = type(moves).__name__
+    if isinstance(moves, np.ndarray):
+        got += " (return its .tolist())"
+    raise ValueError(
+        f"The legal_moves() of {spec.name!r} must return a sequence such as a list or a tuple "
+        f"(the search tests it for emptiness and picks from it by index); got {got}."
+    )
+
+
 def check_return_range(spec: Any) -> None:
     """Raise ValueError unless ``spec``'s returns have a finite range, max_return > min_return.
 
@@ -167,12 +185,15 @@ class Kernel(NamedTuple):
     current_player: Any
     #: The uniformly random playout.
     rollout: Any
-    #: ``winning_move(state) -> move``: a move that wins at once for the player to move, or -1.
+    #: ``winning_move(state) -> move``: a legal move with which the player to move wins by
+    #: force, or -1: it ends the game won, or after every reply a move that wins at once or
+    #: that it gives again wins so in turn (see :mod:`mctslab.kernel`; the solver trusts it).
     winning_move: Any = None
     #: Other playouts by name (``"decisive"``, ``"threats"``), each with the rollout signature.
     playouts: Mapping[str, Any] | None = None
-    #: ``candidate_moves(state, out) -> count``: the legal moves worth searching (a
-    #: subset that is never empty while the game goes on), e.g. Gomoku's cells near stones.
+    #: ``candidate_moves(state, out) -> count``: the legal moves worth searching (some of
+    #: them, each once, never none while the game goes on, winning_move's move among them),
+    #: e.g. Gomoku's cells near stones.
     candidate_moves: Any = None
     #: Whether GRAVE (``SearchConfig.rave``) is on when the settings leave it to the
     #: game: where the arena measured it stronger (see benchmarks/STRENGTH.md).
@@ -227,6 +248,38 @@ def check_kernel(kernel: Kernel) -> None:
             raise TypeError(f"{what} does not compile as {needed}:\n{error}") from None
 
 
+#: Room past ``num_actions`` in the array a kernel lists moves into from Python: a kernel
+#: that lists more moves than its spec has ids (the spec's ``num_actions`` too small) then
+#: writes into it, and is caught by the count it returns, rather than past the array.
+SPARE_MOVES = 1024
+
+
+def list_moves(function: Any, data: np.ndarray, spec: GameSpec, field: str) -> list[int]:
+    """The moves the kernel's ``field`` function (``legal_moves`` or ``candidate_moves``)
+    lists in position ``data``.
+
+    Raises ValueError when it lists more moves than ``spec.num_actions`` or a
+    move id outside ``range(num_actions)``: the compiled engine's arrays have
+    room for those alone, and its loop does not check.
+    """
+    size = spec.num_actions
+    out = np.empty(size + SPARE_MOVES, dtype=np.int64)
+    count = int(function(data, out))
+    what = f"{spec.name}: Kernel.{field}"
+    if not 0 <= count <= size:
+        raise ValueError(
+            f"{what} listed {count} moves, more than spec.num_actions ({size}): the spec "
+            "must count every move id of the game"
+        )
+    bad = first_outside(out, count, size)
+    if bad >= 0:
+        raise ValueError(
+            f"{what} lists move id {out[bad]}, outside the move ids 0 to {size - 1} "
+            "(spec.num_actions)"
+        )
+    return out[:count].tolist()
+
+
 class State:
     """A game position. Subclasses give the kernel, the notation and the rendering.
 
@@ -263,10 +316,12 @@ class State:
         return int(self.kernel.current_player(self._data))
 
     def legal_moves(self) -> list[int]:
-        """The legal move ids; empty when the game is over."""
-        out = np.empty(self.spec.num_actions, dtype=np.int64)
-        count = self.kernel.legal_moves(self._data, out)
-        return out[:count].tolist()
+        """The legal move ids; empty when the game is over.
+
+        Raises ValueError when the kernel lists more than ``spec.num_actions``
+        moves or an id outside ``range(num_actions)``.
+        """
+        return list_moves(self.kernel.legal_moves, self._data, self.spec, "legal_moves")
 
     def apply(self, move: int) -> None:
         """Play ``move`` in place without checking its legality (the fast path for search).

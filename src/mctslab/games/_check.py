@@ -11,17 +11,26 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mctslab._jit import new_rng
+from mctslab._validation import check_callable, check_int
 from mctslab.games._base import (
     STEP_TOLERANCE,
     IllegalMoveError,
     State,
     breaks_zero_sum,
     check_kernel,
+    check_move_sequence,
     is_player,
+    list_moves,
 )
 
 if TYPE_CHECKING:  # the protocol lives with the generic engine, which imports games
     from mctslab.core.protocol import GameState
+
+
+#: How many moves, of either player, check_game follows a ``winning_move``'s win by
+#: force for: the move, a reply, the win that follows it (Gomoku's open fours need
+#: three), and two more. A claim that the game outlasts is not refuted.
+WIN_CHECK_PLIES = 5
 
 
 class ConformanceError(AssertionError):
@@ -32,8 +41,8 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
     """Play ``games`` random games from ``new_state()`` and check the protocol at every step.
 
     Any game (:class:`mctslab.core.protocol.GameState`, e.g. one written in
-    plain Python for the generic engine): legal moves are unique and empty
-    exactly at the end; the player to move is in range; clones are
+    plain Python for the generic engine): legal moves are a sequence (a list
+    or a tuple), unique, and empty exactly at the end; the player to move is in range; clones are
     independent of the original; the game ends within the spec's
     ``max_game_length`` (when it has one); returns have one value per player
     within ``[min_return, max_return]``, a finite range, and sum to zero when
@@ -44,8 +53,25 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
     ``range(num_actions)``; notation round-trips; an illegal move is refused; pickling round-trips;
     returns in whole steps of the spec's ``return_steps`` (what the compiled
     engine counts in); a consistent ``outcome()``; the compiled random playout
-    ends the game too.
+    ends the game too. Its game knowledge, where it has some, in every live
+    position: ``candidate_moves`` lists some of the legal moves, each once,
+    and not none; a move ``winning_move`` gives is legal, one of the
+    candidates, and wins by force as :mod:`mctslab.kernel` says: every line
+    of replies is followed to the end of the game or for
+    :data:`WIN_CHECK_PLIES` moves, and one that refutes the win is named.
+
+    ``new_state`` is a function that returns a new start position each call,
+    such as ``lambda: make("tictactoe")`` or a class; ``games`` an int >= 1 and
+    ``seed`` an int. Raises ConformanceError at the first broken rule.
     """
+    check_callable(
+        new_state,
+        "new_state",
+        "check_game",
+        "a function that returns a new start position, such as lambda: make('tictactoe')",
+    )
+    check_int(games, "games", "check_game", low=1)
+    check_int(seed, "seed", "check_game")
     rng = random.Random(seed)
     for game in range(games):
         state = new_state()
@@ -59,7 +85,7 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
         length = 0
         while not state.is_terminal():
             _check_position(state, rng)
-            move = rng.choice(list(state.legal_moves()))
+            move = rng.choice(_legal_moves(state))
             original = state.clone()
             if isinstance(state, State):
                 state.play(state.move_to_str(move))
@@ -80,9 +106,25 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
                 _check_playout(start, seed + game, field, playout)
 
 
+def _legal_moves(state: GameState) -> list[int]:
+    """``state.legal_moves()`` as a list; ConformanceError unless it gave a sequence (a
+    :class:`State`'s: of at most ``num_actions`` ids in range)."""
+    try:
+        moves = state.legal_moves()
+    except ValueError as error:
+        if isinstance(state, State):  # its kernel listed too many moves, or an id out of range
+            raise ConformanceError(str(error)) from None
+        raise
+    try:
+        check_move_sequence(moves, state.spec)
+    except ValueError as error:
+        raise ConformanceError(str(error)) from None
+    return list(moves)
+
+
 def _check_position(state: GameState, rng: random.Random) -> None:
     spec = state.spec
-    moves = list(state.legal_moves())
+    moves = _legal_moves(state)
     if not moves:
         raise ConformanceError(f"{spec.name}: no legal moves in a non-terminal position\n{state}")
     if len(set(moves)) != len(moves):
@@ -94,7 +136,7 @@ def _check_position(state: GameState, rng: random.Random) -> None:
     if clone is state:
         raise ConformanceError(f"{spec.name}: clone() returned the state itself")
     clone.apply(moves[0])
-    if list(state.legal_moves()) != moves or state.current_player != player:
+    if _legal_moves(state) != moves or state.current_player != player:
         raise ConformanceError(f"{spec.name}: a move applied to a clone changed the original")
     if isinstance(state, State):
         _check_state(state, moves, rng)
@@ -103,12 +145,6 @@ def _check_position(state: GameState, rng: random.Random) -> None:
 def _check_state(state: State, moves: list[int], rng: random.Random) -> None:
     """What a bundled-style State promises beyond the protocol, in a live position."""
     spec = state.spec
-    outside = [m for m in moves if not 0 <= m < spec.num_actions]
-    if outside:
-        raise ConformanceError(
-            f"{spec.name}: legal_moves lists {outside[:5]}, outside the move ids 0 to "
-            f"{spec.num_actions - 1} (spec.num_actions)\n{state}"
-        )
     for move in moves:
         text = state.move_to_str(move)
         if state.parse_move(text) != move:
@@ -137,6 +173,110 @@ def _check_state(state: State, moves: list[int], rng: random.Random) -> None:
         ) from None
     if restored != state or restored.legal_moves() != moves:
         raise ConformanceError(f"{spec.name}: pickling does not round-trip")
+    candidates = _check_candidates(state, moves)
+    _check_winning_move(state, moves, candidates)
+
+
+def _check_candidates(state: State, moves: list[int]) -> list[int] | None:
+    """The kernel's ``candidate_moves`` in a live position (None when it has none): some of
+    the legal moves, each once, never none; the compiled search expands them unchecked."""
+    if state.kernel.candidate_moves is None:
+        return None
+    what = f"{state.spec.name}: Kernel.candidate_moves"
+    try:
+        candidates = list_moves(
+            state.kernel.candidate_moves, state._data, state.spec, "candidate_moves"
+        )
+    except ValueError as error:
+        raise ConformanceError(str(error)) from None
+    if not candidates:
+        raise ConformanceError(f"{what} lists no move, but the game goes on\n{state}")
+    legal = set(moves)
+    seen: set[int] = set()
+    for move in candidates:
+        if move not in legal:
+            raise ConformanceError(
+                f"{what} lists {state.move_to_str(move)}, not a legal move\n{state}"
+            )
+        if move in seen:
+            raise ConformanceError(f"{what} lists {state.move_to_str(move)} twice\n{state}")
+        seen.add(move)
+    return candidates
+
+
+def _check_winning_move(state: State, moves: list[int], candidates: list[int] | None) -> None:
+    """The kernel's ``winning_move`` in a live position: a legal move (one of the candidate
+    moves, which the search expands), whose win by force, which the solver takes on trust,
+    :func:`_refutation` does not refute."""
+    if state.kernel.winning_move is None:
+        return
+    claim = int(state.kernel.winning_move(state._data))
+    if claim < 0:
+        return
+    what = f"{state.spec.name}: Kernel.winning_move gives"
+    if claim not in moves:
+        raise ConformanceError(f"{what} move id {claim}, not a legal move\n{state}")
+    text = state.move_to_str(claim)
+    if candidates is not None and claim not in candidates:
+        raise ConformanceError(
+            f"{what} {text}, not one of candidate_moves, which the search expands\n{state}"
+        )
+    refuted = _refutation(state, claim, state.current_player, WIN_CHECK_PLIES)
+    if refuted is not None:
+        line, reason = refuted
+        raise ConformanceError(
+            f"{what} {text}, which does not win by force: after {' '.join(line)}, {reason}\n{state}"
+        )
+
+
+def _refutation(position: State, move: int, mover: int, plies: int) -> tuple[list[str], str] | None:
+    """A line from ``position`` through ``move`` after which ``mover`` has not won as
+    ``winning_move`` promised, with the reason, or None if there is none in ``plies`` moves.
+
+    The promise: the game ends won for ``mover``, or every move of another player
+    keeps it, and ``mover`` to move has a move that wins at once or one that
+    ``winning_move`` gives, which keeps it in turn.
+    """
+    after = position.clone()
+    after.apply(move)
+    found = _unforced(after, mover, plies - 1)
+    if found is None:
+        return None
+    line, reason = found
+    return [position.move_to_str(move), *line], reason
+
+
+def _unforced(position: State, mover: int, plies: int) -> tuple[list[str], str] | None:
+    """:func:`_refutation` from ``position``, reached by the line so far."""
+    name = position.spec.player_names[mover]
+    if position.is_terminal():
+        return None if _won(position, mover) else ([], f"the game ends without a win for {name}")
+    if plies == 0:
+        return None
+    moves = position.legal_moves()
+    if position.current_player != mover:
+        for reply in moves:
+            found = _refutation(position, reply, mover, plies)
+            if found is not None:
+                return found
+        return None
+    claim = int(position.kernel.winning_move(position._data))
+    if claim >= 0:
+        if claim not in moves:
+            return [], f"winning_move gives move id {claim}, not a legal move"
+        return _refutation(position, claim, mover, plies)
+    for move in moves:
+        after = position.clone()
+        after.apply(move)
+        if after.is_terminal() and _won(after, mover):
+            return None
+    return [], f"{name} has no move that wins at once, and winning_move gives none"
+
+
+def _won(finished: State, player: int) -> bool:
+    """Whether ``player`` won the finished game: a return above every other player's."""
+    values = finished.returns()
+    return all(values[player] > value for i, value in enumerate(values) if i != player)
 
 
 def _check_playout(start: State, seed: int, field: str, playout: Any) -> None:
@@ -164,7 +304,7 @@ def _check_playout(start: State, seed: int, field: str, playout: Any) -> None:
         _check_terminal(finish)
     replay = start.clone()
     for move in buffer[:count].tolist():
-        if move not in replay.legal_moves():
+        if move not in _legal_moves(replay):
             raise ConformanceError(
                 f"{what} recorded {move}, not a legal move where it was played: record each "
                 "move it plays, in order"
@@ -179,7 +319,7 @@ def _check_playout(start: State, seed: int, field: str, playout: Any) -> None:
 
 def _check_terminal(state: GameState) -> None:
     spec = state.spec
-    if list(state.legal_moves()):
+    if _legal_moves(state):
         raise ConformanceError(f"{spec.name}: legal moves in a terminal position\n{state}")
     values = tuple(state.returns())
     if len(values) != spec.num_players:
