@@ -223,6 +223,11 @@ def test_analyze_draws_a_compact_board_in_a_narrow_terminal(
         ),
         (["analyze", "tictactoe", "--top", "0"], "--top"),
         (["analyze", "tictactoe", "--workers", "0"], "--workers"),
+        # 100 workers on 2 CPUs ran past a minute with the load average at 52.
+        (
+            ["analyze", "tictactoe", "--workers", str(opt.MAX_WORKERS + 1)],
+            f"'--workers': Input should be less than or equal to {opt.MAX_WORKERS}",
+        ),
         (["play", "numbers"], "numbers is not a two-player game"),
         # Rich would read "[a1]" as markup and print nothing of it.
         (["analyze", "tictactoe", "--moves", "[a1]"], "'[a1]' is not a move"),

@@ -114,8 +114,15 @@ Engine = Annotated[
         callback=one_of(ENGINES),
     ),
 ]
+#: The most --workers: four processes a CPU already gain nothing and start slowly.
+MAX_WORKERS = 4 * (os.cpu_count() or 1)
 Workers = Annotated[
-    int, typer.Option(help="Processes searching in parallel (compiled engine).", min=1)
+    int,
+    typer.Option(
+        help=f"Processes searching in parallel (compiled engine); at most 4 a CPU ({MAX_WORKERS}).",
+        min=1,
+        max=MAX_WORKERS,
+    ),
 ]
 Seed = Annotated[
     int | None,
