@@ -790,6 +790,26 @@ def test_an_engine_that_will_not_start_is_an_error_not_a_traceback(
     assert "Traceback" not in error
 
 
+@pytest.mark.usefixtures("main_returned")
+def test_an_engine_that_dies_is_an_error_line_then_what_it_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An error is one line, a library message's board left out; an engine's last
+    # words are what the user needs to mend it, so they follow the line whole.
+    dying = f"{sys.executable} -c 'import sys; sys.stderr.write(\"[boom]\\n\"); sys.exit(3)'"
+    argv = ["mctslab", "arena", "tictactoe", "-p", f"engine:gtp={dying}", "-p", "random"]
+    argv += ["--games", "2", "--out", str(tmp_path / "run.jsonl")]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as stop:
+        main()
+    assert stop.value.code == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("Error: The GTP engine") and lines[-2:] == [
+        "Its stderr ended with:",
+        "  [boom]",
+    ]
+
+
 @pytest.mark.parametrize(
     ("target", "message"),
     [

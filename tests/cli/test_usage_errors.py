@@ -67,6 +67,12 @@ def test_a_usage_error_is_one_error_line_and_the_help_to_try(
         (["play", "chess"], "Unknown game 'chess'", "mctslab play"),
         (["countdown", "--max", "0"], "--max must be from 1 to 1000000", "mctslab countdown"),
         (["arena", "tictactoe", "-p", "random"], "give exactly two --player", "mctslab arena"),
+        # The library's message draws the board below; the command line names the moves.
+        (
+            ["analyze", "gomoku", "--size", "5", "--moves", "c3 c3"],
+            "--moves: move 2 ('c3'): 'c3' is not legal for White",
+            "mctslab analyze",
+        ),
     ],
 )
 def test_an_error_the_command_finds_also_says_where_the_help_is(

@@ -144,8 +144,10 @@ def counted(number: int, noun: str, plural: str | None = None) -> str:
 
 def error(message: str) -> None:
     """Print ``message`` as an error, on one line: the terminal wraps it, and a path in it
-    stays whole in a log or a pipe."""
-    error_console.print(Text("Error:", style="bold red"), message, soft_wrap=True)
+    stays whole in a log or a pipe. A library message's further lines (the board drawn
+    after an illegal move) are left out: the command line names the position already."""
+    first = message.split("\n", 1)[0]
+    error_console.print(Text("Error:", style="bold red"), first, soft_wrap=True)
 
 
 def interrupted(message: str = "Interrupted.") -> NoReturn:
