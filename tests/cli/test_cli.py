@@ -228,7 +228,7 @@ def test_analyze_draws_a_compact_board_in_a_narrow_terminal(
             ["analyze", "tictactoe", "--workers", str(opt.MAX_WORKERS + 1)],
             f"'--workers': Input should be less than or equal to {opt.MAX_WORKERS}",
         ),
-        (["play", "numbers"], "numbers is not a two-player game"),
+        (["play", "numbers"], "numbers is a one-player game: 'mctslab numbers' plays it."),
         # Rich would read "[a1]" as markup and print nothing of it.
         (["analyze", "tictactoe", "--moves", "[a1]"], "'[a1]' is not a move"),
         (["play", "tictactoe", "--opponent", "naive"], "The naive player plays gomoku only"),
@@ -473,10 +473,20 @@ def test_a_proven_move_says_so_rather_than_a_speed() -> None:
     assert "(a proven win, no search needed)" in output and "/s)" not in output
 
 
-def test_play_without_a_terminal_lets_the_ai_play_both_sides() -> None:
-    code, output = run("play", "connect4", "--iterations", "200", "--engine", "python")
-    assert code == 0, output
-    assert "No terminal to read moves from" in output and "Result:" in output
+@pytest.mark.parametrize(
+    ("opponent", "sides"),
+    [([], "both sides"), (["--opponent", "random"], "against the --opponent")],
+)
+def test_play_without_a_terminal_lets_the_ai_play_both_sides(
+    opponent: list[str], sides: str
+) -> None:
+    # A notice, on stderr (stdout is the game), once the players are known: before it
+    # was on stdout and said "both sides" with a random player on one of them.
+    args = ["play", "connect4", "--iterations", "200", "--engine", "python", *opponent]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert result.stderr == f"No terminal to read moves from: the AI plays {sides}.\n"
+    assert "Result:" in result.stdout
 
 
 def test_save_and_resign_at_the_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

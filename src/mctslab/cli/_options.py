@@ -31,8 +31,16 @@ console = Console(highlight=False, markup=False, emoji=False)
 error_console = Console(stderr=True, highlight=False, markup=False, emoji=False)
 
 
-def game_name(games: list[str]) -> Any:
-    """The type of a command's game argument, its help naming ``games``."""
+def game_name(games: list[str], *, or_record: bool = False) -> Any:
+    """The type of a command's game argument, its help naming ``games``; ``or_record``: it
+    may be left out for a record's (``--load``, ``--record``)."""
+    if or_record:
+        return Annotated[
+            str | None,
+            typer.Argument(
+                help=f"The game: {', '.join(games)} (optional with a record).", show_default=False
+            ),
+        ]
     return Annotated[str, typer.Argument(help=f"The game: {', '.join(games)}.", show_default=False)]
 
 

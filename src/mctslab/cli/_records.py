@@ -4,21 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
-
-import typer
+from typing import Any
 
 from mctslab.cli import _options as opt
 from mctslab.games import State, available_games
 from mctslab.records import GameRecord, RecordError, dump_record, load_record, read_text
 
-GameArgument = Annotated[
-    str | None,
-    typer.Argument(
-        help=f"The game: {', '.join(available_games())} (optional with a record).",
-        show_default=False,
-    ),
-]
+GameArgument = opt.game_name(available_games(), or_record=True)
+TwoPlayerGameArgument = opt.game_name(opt.TWO_PLAYER_GAMES, or_record=True)
 
 
 def begin(game: str | None, path: Path | None, **board: Any) -> tuple[State, list[int]]:

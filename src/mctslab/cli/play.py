@@ -35,7 +35,7 @@ HELP = (
 
 
 def play(
-    game: _records.GameArgument = None,
+    game: _records.TwoPlayerGameArgument = None,
     size: opt.Size = None,
     width: opt.Width = None,
     height: opt.Height = None,
@@ -85,7 +85,8 @@ def play(
 ) -> None:
     """Play a two-player game against the AI in the terminal.
 
-    Without a terminal to read moves from (or with --ai-vs-ai) the AI plays both sides.
+    Without a terminal to read moves from (or with --ai-vs-ai) the AI plays both sides, or
+    against the --opponent.
     """
     initial, prefix = _records.begin(
         game, load, size=size, width=width, height=height, k=k, start=start
@@ -93,18 +94,19 @@ def play(
     state = opt.play_moves(_records.replay(initial, prefix), moves, prefix)
     if state.spec.num_players != 2:
         name = state.spec.name
-        opt.fail(f"{name} is not a two-player game; try `mctslab {name} --help`.")
+        opt.fail(f"{name} is a one-player game: 'mctslab {name}' plays it.")
     if save is not None:
         _records.check_writable(save)
-    if not ai_vs_ai and not _has_terminal():
-        opt.console.print("No terminal to read moves from: the AI plays both sides.")
-        ai_vs_ai = True
-    human = None if ai_vs_ai else (1 if ai_first else 0)
+    no_terminal = not ai_vs_ai and not _has_terminal()
+    human = None if ai_vs_ai or no_terminal else (1 if ai_first else 0)
     with contextlib.ExitStack() as players:
         # The opponent first: a mistyped spec is refused before the AI's first compile.
         other = _opponent(opponent, seed, state)
         if other is not None:
             players.callback(other.close)
+        if no_terminal:
+            sides = "both sides" if other is None else "against the --opponent"
+            opt.error_console.print(f"No terminal to read moves from: the AI plays {sides}.")
         ai = opt.mcts_player(
             engine,
             opt.search_config(seed, c),
