@@ -489,16 +489,36 @@ def test_play_without_a_terminal_lets_the_ai_play_both_sides(
     assert "Result:" in result.stdout
 
 
+def test_save_refuses_a_file_that_is_not_a_record_and_saves_over_a_record(
+    tmp_path: Path,
+) -> None:
+    # Before, --save notes.md replaced the notes with a game record, unasked.
+    notes = tmp_path / "notes.md"
+    notes.write_text("important notes\n")
+    game = ["play", "connect4", "--ai-vs-ai", "--iterations", "50", "--engine", "python"]
+    code, output = run(*game, "--save", str(notes))
+    assert code == 2 and f"{notes} is there and is not a game record" in output
+    assert notes.read_text() == "important notes\n"
+    # A record is saved over: a game continued from it (--load) goes back to it.
+    record = tmp_path / "game.txt"
+    assert run(*game, "--save", str(record))[0] == 0
+    code, output = run(*game[:1], "--load", str(record), *game[2:], "--save", str(record))
+    assert code == 0, output
+    assert load_record(record.read_text()).game == "connect4"
+
+
 def test_save_and_resign_at_the_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Before: both were "not a move in tictactoe notation"; a game was saved only at its end.
     monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "afile").write_text("")
+    (tmp_path / "notes.md").write_text("important notes\n")
     keys = [
         "a1",
         "save",  # to --save's file
         f"save {tmp_path / 'later' / 'mid.txt'}",
         f"save {tmp_path / 'afile' / 'x.txt'}",  # refused, and the game goes on
+        f"save {tmp_path / 'notes.md'}",  # not a record: refused too
         "resign",
     ]
     code, output = run(
@@ -511,6 +531,8 @@ def test_save_and_resign_at_the_prompt(tmp_path: Path, monkeypatch: pytest.Monke
     # A line that names a file is one line, however long the path (the terminal wraps it).
     assert f"cannot write the game record {tmp_path / 'afile' / 'x.txt'}: " in output
     assert f"Game record saved to {tmp_path / 'later' / 'mid.txt'}." in output
+    assert f"{tmp_path / 'notes.md'} is there and is not a game record; it is not" in output
+    assert (tmp_path / "notes.md").read_text() == "important notes\n"
     assert "You resign." in text and "Game stopped." not in text
     assert "O (the AI) wins (X resigned) after 2 moves." in text
     # "save" with no file wrote to --save's file mid-game; the end wrote it again.

@@ -55,11 +55,26 @@ def check_writable(path: Path) -> None:
 
     Its folder is made, as ``write`` would (see :func:`~mctslab.cli._options.check_writable`).
     """
+    kept = not_a_record(path)
+    if kept is not None:
+        opt.fail(kept)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         opt.fail(cannot_write(path, error))
     opt.check_writable(path, "the game record")
+
+
+def not_a_record(path: Path) -> str | None:
+    """Why a game is not saved over ``path``: a file there that is not a game record (a
+    record is saved over: a game continued from it goes back to it); else None."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return None
+    try:
+        load_record(read_text(path))
+    except (RecordError, OSError):
+        return f"{path} is there and is not a game record; it is not written over."
+    return None
 
 
 def save(path: Path, start: State, moves: Sequence[int], tags: Mapping[str, str]) -> None:

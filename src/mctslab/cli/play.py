@@ -376,10 +376,14 @@ class _Game:
     def _save(self, path: Path | None) -> None:
         """The game so far to ``path``: by default --save's, else mctslab-GAME.txt here."""
         path = path or self.save_path or Path(f"mctslab-{self.state.spec.name}.txt")
+        refused = _records.not_a_record(path)
         try:
-            _records.save(path, self.initial, self.moves, self.tags())
-        except OSError as error:  # the game goes on; the person may name another file
-            opt.console.print(Text(_records.cannot_write(path, error), style="red"), soft_wrap=True)
+            if refused is None:
+                _records.save(path, self.initial, self.moves, self.tags())
+        except OSError as error:
+            refused = _records.cannot_write(path, error)
+        if refused is not None:  # the game goes on; the person may name another file
+            opt.console.print(Text(refused, style="red"), soft_wrap=True)
             return
         opt.console.print(f"Game record saved to {path}.", soft_wrap=True)
 
