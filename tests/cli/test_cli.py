@@ -42,6 +42,23 @@ def run(*args: str, input: str | None = None) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def test_version_and_the_short_help_option() -> None:
+    from mctslab import __version__
+
+    assert run("--version") == (0, f"mctslab {__version__}\n")
+    for args in (["-h"], ["play", "-h"]):
+        code, output = run(*args)
+        assert code == 0 and "Usage: mctslab" in output
+
+
+def test_flags_show_no_value_to_give() -> None:
+    # Typer showed "<bool>" beside --json, --quick, --ai-first and --help itself, as if
+    # they took a value ("analyze --json true" is an error).
+    for command in ("", "play", "analyze", "bench", "serve"):
+        code, output = run(*command.split(), "--help")
+        assert code == 0 and "<bool>" not in output, command
+
+
 def run_json(*args: str) -> Any:
     """The JSON a command that succeeds prints on stdout, read; what it says on stderr (such
     as the first run's "Compiling the search engine...") is not part of it."""

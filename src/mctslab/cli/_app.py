@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import gc
 import sys
+from typing import Annotated
 
 import typer
 from rich.text import Text
 
+from mctslab import __version__
 from mctslab.cli import analyze, arena, bench, brain, countdown, gtp, nboard, numbers, play, serve
 from mctslab.cli._options import error as print_error
 from mctslab.cli._options import error_console
@@ -21,7 +23,31 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version(shown: bool) -> None:
+    if shown:
+        typer.echo(f"mctslab {__version__}")
+        raise typer.Exit
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Show the version and exit.",
+            callback=_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Monte Carlo Tree Search: play against the AI, analyse positions, study the search."""
+
+
 # Each with the Command class, whose parse errors name the command (mctslab.cli._usage).
 for command in (
     play.play,

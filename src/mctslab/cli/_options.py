@@ -31,22 +31,16 @@ console = Console(highlight=False, markup=False, emoji=False)
 error_console = Console(stderr=True, highlight=False, markup=False, emoji=False)
 
 
-def game_name(games: list[str], *, or_record: bool = False) -> Any:
-    """The type of a command's game argument, its help naming ``games``; ``or_record``: it
-    may be left out for a record's (``--load``, ``--record``)."""
-    if or_record:
-        return Annotated[
-            str | None,
-            typer.Argument(
-                help=f"The game: {', '.join(games)} (optional with a record).", show_default=False
-            ),
-        ]
-    return Annotated[str, typer.Argument(help=f"The game: {', '.join(games)}.", show_default=False)]
+def game_argument(games: list[str], *, or_record: bool = False) -> Any:
+    """A command's game argument, its help naming ``games``; ``or_record``: it may be left
+    out for a record's (``--load``, ``--record``)."""
+    told = " (optional with a record)" if or_record else ""
+    return typer.Argument(help=f"The game: {', '.join(games)}{told}.", show_default=False)
 
 
 TWO_PLAYER_GAMES = [g for g in available_games() if make(g).spec.num_players == 2]
-TwoPlayerGame = game_name(TWO_PLAYER_GAMES)
-GTPGame = game_name(list(GTP_GAMES))
+TwoPlayerGame = Annotated[str, game_argument(TWO_PLAYER_GAMES)]
+GTPGame = Annotated[str, game_argument(list(GTP_GAMES))]
 Size = Annotated[int | None, typer.Option(help="Board size, both sides (gomoku: 5-19).")]
 Width = Annotated[int | None, typer.Option(help="Board width (gomoku).")]
 Height = Annotated[int | None, typer.Option(help="Board height (gomoku).")]

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from mctslab.cli import _options as opt
 from mctslab.games import State, available_games
 from mctslab.records import GameRecord, RecordError, dump_record, load_record, read_text
 
-GameArgument = opt.game_name(available_games(), or_record=True)
-TwoPlayerGameArgument = opt.game_name(opt.TWO_PLAYER_GAMES, or_record=True)
+GameArgument = Annotated[str | None, opt.game_argument(available_games(), or_record=True)]
+TwoPlayerGameArgument = Annotated[
+    str | None, opt.game_argument(opt.TWO_PLAYER_GAMES, or_record=True)
+]
 
 
 def begin(game: str | None, path: Path | None, **board: Any) -> tuple[State, list[int]]:

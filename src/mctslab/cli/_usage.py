@@ -35,8 +35,20 @@ def _naming(ctx: Any) -> Iterator[None]:
         raise
 
 
+def _flags_take_no_value(params: list[Any]) -> list[Any]:
+    """``params`` with the flags' value column left blank in the help: Typer shows
+    ``<bool>`` there, as if ``--json true`` were asked for (it is an error)."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
 class Command(TyperCommand):
     """A command of ``mctslab``: its parse errors name it, and so do its own."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _flags_take_no_value(super().get_params(ctx))
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         with _naming(ctx):
@@ -52,6 +64,9 @@ class Command(TyperCommand):
 
 class Group(TyperGroup):
     """The ``mctslab`` command: click's errors in the command line as one ``Error:`` line."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _flags_take_no_value(super().get_params(ctx))
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         with _naming(ctx):
