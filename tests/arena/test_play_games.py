@@ -6,9 +6,11 @@ import random
 
 import pytest
 
-from mctslab import State
+from mctslab import Budget, SearchConfig, State
 from mctslab.arena import play_games
-from mctslab.players import RandomPlayer
+from mctslab.core import MCTS
+from mctslab.fast import FastMCTS
+from mctslab.players import MCTSPlayer, RandomPlayer
 from tests.core.tictactoe_minimax import best_moves
 
 
@@ -79,3 +81,15 @@ def test_a_bad_game_or_player_is_refused() -> None:
         ValueError, match=r"^The 'b' parameter of play_games must be a Player other"
     ):
         play_games("tictactoe", same, same)
+
+
+@pytest.mark.parametrize("engine", [MCTS, FastMCTS])
+def test_players_sharing_one_engine_are_refused(engine: type[MCTS] | type[FastMCTS]) -> None:
+    # Each seat is told every move: one engine's tree was advanced twice a move, and the next
+    # search failed with an IllegalMoveError about the engine's root position.
+    shared = engine(SearchConfig(seed=1))
+    a, b = (MCTSPlayer(shared, budget=Budget(iterations=300)) for _ in range(2))
+    with pytest.raises(ValueError, match=r"^Players a and b of play_games share one engine"):
+        play_games("tictactoe", a, b)
+    own = MCTSPlayer(engine(SearchConfig(seed=2)), budget=Budget(iterations=300))
+    assert len(play_games("tictactoe", a, own)) == 2

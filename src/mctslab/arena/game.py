@@ -103,7 +103,8 @@ def play_game(
     with KeyboardInterrupt when it says so: a search stopped by Ctrl-C
     returns its best move rather than raising.
     ``build`` makes the players (by default from their specs), so that a
-    player written in Python can take a recorded game's seat. ``start``, a
+    player written in Python can take a recorded game's seat (two players
+    built on one engine are refused: both are told every move). ``start``, a
     position of a game of one's own, replaces ``make(task.game, **task.params)``.
     """
     state = make(task.game, **task.params) if start is None else start.clone()
@@ -119,6 +120,7 @@ def play_game(
         for slot in slot_of_seat:
             players.append(build(PLAYER_IDS[slot], specs[slot], task.seeds[slot]))
             stack.callback(players[-1].close)
+        _check_own_engines(players[0], players[1], "A and B", "play_game")
         for player in players:
             player.start(state.clone())
         moves: list[str] = []
@@ -210,7 +212,8 @@ def play_games(
     draw), with ``result``, ``reason`` and ``moves``; ``players`` holds each
     seat's ``id`` ("A" is ``a``) and ``name``. The players are started for
     every game and told every move, and left open: closing them is the
-    caller's.
+    caller's. Being told every move, ``a`` and ``b`` must be two objects that
+    do not share an engine (each keeps its tree in its engine).
     """
     check_int(games, "games", "play_games", low=1)
     start: State | None = None
@@ -237,6 +240,7 @@ def play_games(
             raise invalid(name, "play_games", "a Player (name, start, choose, observe)", player)
     if a is b:
         raise invalid("b", "play_games", "a Player other than a (each seat is told every move)", b)
+    _check_own_engines(a, b, "a and b", "play_games")
     seats = {"A": _Lent(a), "B": _Lent(b)}
     names = {"A": a.name, "B": b.name}
     entries = []
@@ -249,6 +253,20 @@ def play_games(
         ]
         entries.append(entry)
     return entries
+
+
+def _check_own_engines(first: Player, second: Player, names: str, owner: str) -> None:
+    """Raise ValueError if the two players search with one engine (an MCTSPlayer's ``engine``).
+
+    Each seat is told every move, and an engine keeps one tree: shared, it is
+    advanced twice a move, and its next search fails on a move it does not have.
+    """
+    engine = getattr(first, "engine", None)
+    if engine is not None and engine is getattr(second, "engine", None):
+        raise ValueError(
+            f"Players {names} of {owner} share one engine: each player keeps its own tree in "
+            "its engine and is told every move, so give each player an engine of its own."
+        )
 
 
 class _Lent:
