@@ -12,6 +12,7 @@ from mctslab.core import MCTS
 from mctslab.fast import FastMCTS
 from mctslab.players import MCTSPlayer, RandomPlayer
 from tests.core.tictactoe_minimax import best_moves
+from tests.core.toy_games import Nim
 
 
 class Perfect:
@@ -93,3 +94,15 @@ def test_players_sharing_one_engine_are_refused(engine: type[MCTS] | type[FastMC
         play_games("tictactoe", a, b)
     own = MCTSPlayer(engine(SearchConfig(seed=2)), budget=Budget(iterations=300))
     assert len(play_games("tictactoe", a, own)) == 2
+
+
+def test_a_game_for_the_generic_engine_only_is_refused_saying_what_is_played() -> None:
+    # play_game's players and records take a State (its notation, outcome and parameters); a
+    # plain-Python game searched by the generic engine was refused as if it were no game.
+    with pytest.raises(ValueError) as raised:
+        play_games(Nim([1, 2]), Perfect(1), Perfect(2))  # type: ignore[arg-type]
+    assert str(raised.value).startswith(
+        "The 'game' parameter of play_games must be a bundled game's name or a State (a "
+        "compiled game's position, see mctslab.kernel; a game for the generic engine only is "
+        "not one). Got Nim("
+    )

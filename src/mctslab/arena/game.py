@@ -203,8 +203,13 @@ def play_games(
     """Play ``games`` games of ``game`` between two players of one's own, colours alternated.
 
     ``game`` is a bundled game's name, with its ``params`` (``{"size": 8}``
-    for Gomoku), or a position to start every game from, of any game, one's
-    own included (see :mod:`mctslab.kernel`; ``params`` then stays None).
+    for Gomoku), or a position to start every game from: a ``State``, of a
+    bundled game or of a compiled game of one's own (see :mod:`mctslab.kernel`;
+    ``params`` then stays None). A game written for the generic engine only
+    (:class:`~mctslab.core.protocol.GameState`, like the README's
+    plain-Python Nim) is not a State, which the players take and whose
+    ``outcome()`` gives each game's result, and is refused: play it with a
+    loop of one's own over the engines' ``search`` and ``advance``.
     ``a`` moves first in the even games (the first included), ``b`` in the
     others. Returns each game's entry as :func:`play_game` gives it:
     ``score`` is ``a``'s (1
@@ -225,7 +230,11 @@ def play_games(
         start = game
         game, params = start.spec.name, start.spec.params
     elif not isinstance(game, str):
-        raise invalid("game", "play_games", "a game's name or a State", game)
+        requirement = (
+            "a bundled game's name or a State (a compiled game's position, see "
+            "mctslab.kernel; a game for the generic engine only is not one)"
+        )
+        raise invalid("game", "play_games", requirement, game)
     else:
         if params is None:
             params = {}
