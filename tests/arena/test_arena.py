@@ -27,7 +27,10 @@ from mctslab.arena.record import RecordInUseError, RunRecord
 from mctslab.arena.spec import PlayerSpec, parse_player
 from mctslab.arena.stats import SPRT
 from mctslab.cli._app import app
+from mctslab.core import MCTS as GenericMCTS
+from mctslab.core import Budget, SearchConfig
 from mctslab.games import make
+from mctslab.players import MCTSPlayer
 from mctslab.protocols import EngineError, EngineResignedError, EngineTimeoutError
 from tests.protocols.helpers import scripted
 
@@ -627,6 +630,17 @@ def test_another_error_of_a_player_still_stops_the_game() -> None:
     task = GameTask("tictactoe", {}, ("random", "random"), (1, 2), 0, 0, ())
     with pytest.raises(ZeroDivisionError):
         play_game(task, build=_with_faulty_a(_Faulty(ZeroDivisionError("a bug"))))
+
+
+def test_players_built_on_one_engine_are_refused() -> None:
+    shared = GenericMCTS(SearchConfig(seed=1))
+
+    def build(player_id: str, spec: PlayerSpec, seed: int | None) -> Any:
+        return MCTSPlayer(shared, budget=Budget(iterations=100))
+
+    task = GameTask("tictactoe", {}, ("random", "random"), (1, 2), 0, 0, ())
+    with pytest.raises(ValueError, match=r"^Players A and B of play_game share one engine"):
+        play_game(task, build=build)
 
 
 def _games_against_random(player: str, games: int, tmp_path: Path) -> list[dict[str, Any]]:

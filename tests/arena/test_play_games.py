@@ -6,10 +6,13 @@ import random
 
 import pytest
 
-from mctslab import State
+from mctslab import Budget, SearchConfig, State
 from mctslab.arena import play_games
-from mctslab.players import RandomPlayer
+from mctslab.core import MCTS
+from mctslab.fast import FastMCTS
+from mctslab.players import MCTSPlayer, RandomPlayer
 from tests.core.tictactoe_minimax import best_moves
+from tests.core.toy_games import Nim
 
 
 class Perfect:
@@ -79,3 +82,27 @@ def test_a_bad_game_or_player_is_refused() -> None:
         ValueError, match=r"^The 'b' parameter of play_games must be a Player other"
     ):
         play_games("tictactoe", same, same)
+
+
+@pytest.mark.parametrize("engine", [MCTS, FastMCTS])
+def test_players_sharing_one_engine_are_refused(engine: type[MCTS] | type[FastMCTS]) -> None:
+    # Each seat is told every move: one engine's tree was advanced twice a move, and the next
+    # search failed with an IllegalMoveError about the engine's root position.
+    shared = engine(SearchConfig(seed=1))
+    a, b = (MCTSPlayer(shared, budget=Budget(iterations=300)) for _ in range(2))
+    with pytest.raises(ValueError, match=r"^Players a and b of play_games share one engine"):
+        play_games("tictactoe", a, b)
+    own = MCTSPlayer(engine(SearchConfig(seed=2)), budget=Budget(iterations=300))
+    assert len(play_games("tictactoe", a, own)) == 2
+
+
+def test_a_game_for_the_generic_engine_only_is_refused_saying_what_is_played() -> None:
+    # play_game's players and records take a State (its notation, outcome and parameters); a
+    # plain-Python game searched by the generic engine was refused as if it were no game.
+    with pytest.raises(ValueError) as raised:
+        play_games(Nim([1, 2]), Perfect(1), Perfect(2))  # type: ignore[arg-type]
+    assert str(raised.value).startswith(
+        "The 'game' parameter of play_games must be a bundled game's name or a State (a "
+        "compiled game's position, see mctslab.kernel; a game for the generic engine only is "
+        "not one). Got Nim("
+    )

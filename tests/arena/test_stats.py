@@ -169,3 +169,43 @@ def test_tally_counts_pairs_only_when_both_games_are_in() -> None:
     assert (tally.wins, tally.draws, tally.losses) == (3, 1, 1)
     assert tally.pentanomial() == [0, 0, 1, 0, 1] == pentanomial([1.0, 2.0])
     assert tally.score == pytest.approx(3.5 / 5)
+
+
+@pytest.mark.parametrize(
+    ("frequencies", "requirement"),
+    [
+        (None, "3 (L, D, W) or 5 (pair) counts"),
+        (5, "3 (L, D, W) or 5 (pair) counts"),
+        ([1, 2], "3 (L, D, W) or 5 (pair) counts"),
+        ([1, 2, 3, 4], "3 (L, D, W) or 5 (pair) counts"),
+        ([1, math.nan, 1], "counts that are whole numbers >= 0"),
+        ([1, math.inf, 1], "counts that are whole numbers >= 0"),
+        ([-1, 2, 3], "counts that are whole numbers >= 0"),
+        (["1", 2, 3], "counts that are whole numbers >= 0"),
+        ([True, 2, 3], "counts that are whole numbers >= 0"),
+        ([1e-9, 0, 0], "counts that are whole numbers >= 0"),
+        ([0.5, 1, 1], "counts that are whole numbers >= 0"),
+        ([0, 0, 0], "counts of at least one game or pair"),
+        ([0, 0, 0, 0, 0], "counts of at least one game or pair"),
+    ],
+)
+def test_counts_that_are_not_results_are_refused(frequencies: object, requirement: str) -> None:
+    # NaN had counted as a zero, 1e-9 losses as +191 Elo, no games as Elo 0 with an
+    # infinite interval, and two or four counts as some other spacing of outcomes.
+    message = (
+        f"The 'frequencies' parameter of elo_estimate must be {requirement}. "
+        f"Got {frequencies!r} instead."
+    )
+    with pytest.raises(ValueError) as raised:
+        elo_estimate(frequencies)  # type: ignore[arg-type]
+    assert str(raised.value) == message
+    with pytest.raises(ValueError, match=r"^The 'frequencies' parameter of log_likelihood_ratio"):
+        log_likelihood_ratio(frequencies, 0.0, 10.0)  # type: ignore[arg-type]
+
+
+def test_counts_may_be_any_whole_numbers() -> None:
+    # NumPy's counts (np.bincount) and whole floats count as the ints they hold.
+    expected = elo_estimate([30, 45, 25])
+    assert elo_estimate((30.0, 45.0, 25.0)) == expected
+    assert elo_estimate(np.array([30, 45, 25])) == expected
+    assert elo_estimate([0, 0, 1]).score == pytest.approx(1.0005 / 1.002)  # zeros count 1e-3

@@ -5,10 +5,11 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
+import numpy as np
 import pytest
 
 from mctslab import SearchResult, State, available_games, make
-from mctslab.core import COINFLIP_C, Budget, SearchConfig
+from mctslab.core import COINFLIP_C, MCTS, Budget, SearchConfig
 from mctslab.fast import FastMCTS
 from mctslab.games.countdown import solve
 from tests.core.test_search import FORCED
@@ -109,6 +110,27 @@ def test_same_seed_same_result(tree_policy: str) -> None:
 
     assert run(4) == run(4)
     assert run(4) != run(5)
+
+
+@pytest.mark.parametrize("engine", [MCTS, FastMCTS])
+@pytest.mark.parametrize("number", [np.int32, np.int64, np.uint64])
+def test_numpy_integers_are_the_ints_they_hold(
+    engine: type[MCTS] | type[FastMCTS], number: type[np.integer]
+) -> None:
+    # Seeds from np.arange or a Generator's integers(): the generic engine's random.Random
+    # refused them and the compiled engine overflowed converting a signed one.
+    def run(seed: object, iterations: object) -> SearchResult:
+        config = SearchConfig(seed=seed, rave_ref=number(100))  # type: ignore[arg-type]
+        budget = Budget(iterations=iterations, max_nodes=number(500))  # type: ignore[arg-type]
+        return dataclasses.replace(engine(config).search(position("a1"), budget), seconds=0.0)
+
+    assert run(number(5), number(300)) == run(5, 300)
+    config = SearchConfig(seed=number(5), rave_ref=number(100), c=np.float32(0.5))
+    budget = Budget(iterations=number(300), max_nodes=number(500), seconds=np.float32(2))
+    assert (config.seed, config.rave_ref, config.c) == (5, 100, 0.5)
+    assert (budget.iterations, budget.max_nodes, budget.seconds) == (300, 500, 2.0)
+    kept = (config.seed, config.rave_ref, config.c, budget.iterations, budget.max_nodes)
+    assert [type(value) for value in (*kept, budget.seconds)] == [int, int, float, int, int, float]
 
 
 @pytest.mark.parametrize("name", available_games())

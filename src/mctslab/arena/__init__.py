@@ -8,7 +8,8 @@ run resumes. The same :func:`run_match` runs in this process, on a local
 process pool or on a Ray cluster. From Python, :func:`play_games` plays
 games between two players of one's own (an :class:`~mctslab.players.MCTSPlayer`
 with one's own engine, say) with colours alternated, of a bundled game or
-from a position of one's own game (:mod:`mctslab.kernel`).
+from a position of a compiled game of one's own (a ``State``: see
+:mod:`mctslab.kernel`).
 """
 
 from mctslab.arena.backends import Backend, InProcess, ProcessPool, RayCluster

@@ -103,7 +103,8 @@ def play_game(
     with KeyboardInterrupt when it says so: a search stopped by Ctrl-C
     returns its best move rather than raising.
     ``build`` makes the players (by default from their specs), so that a
-    player written in Python can take a recorded game's seat. ``start``, a
+    player written in Python can take a recorded game's seat (two players
+    built on one engine are refused: both are told every move). ``start``, a
     position of a game of one's own, replaces ``make(task.game, **task.params)``.
     """
     state = make(task.game, **task.params) if start is None else start.clone()
@@ -119,6 +120,7 @@ def play_game(
         for slot in slot_of_seat:
             players.append(build(PLAYER_IDS[slot], specs[slot], task.seeds[slot]))
             stack.callback(players[-1].close)
+        _check_own_engines(players[0], players[1], "A and B", "play_game")
         for player in players:
             player.start(state.clone())
         moves: list[str] = []
@@ -201,8 +203,13 @@ def play_games(
     """Play ``games`` games of ``game`` between two players of one's own, colours alternated.
 
     ``game`` is a bundled game's name, with its ``params`` (``{"size": 8}``
-    for Gomoku), or a position to start every game from, of any game, one's
-    own included (see :mod:`mctslab.kernel`; ``params`` then stays None).
+    for Gomoku), or a position to start every game from: a ``State``, of a
+    bundled game or of a compiled game of one's own (see :mod:`mctslab.kernel`;
+    ``params`` then stays None). A game written for the generic engine only
+    (:class:`~mctslab.core.protocol.GameState`, like the README's
+    plain-Python Nim) is not a State, which the players take and whose
+    ``outcome()`` gives each game's result, and is refused: play it with a
+    loop of one's own over the engines' ``search`` and ``advance``.
     ``a`` moves first in the even games (the first included), ``b`` in the
     others. Returns each game's entry as :func:`play_game` gives it:
     ``score`` is ``a``'s (1
@@ -210,7 +217,8 @@ def play_games(
     draw), with ``result``, ``reason`` and ``moves``; ``players`` holds each
     seat's ``id`` ("A" is ``a``) and ``name``. The players are started for
     every game and told every move, and left open: closing them is the
-    caller's.
+    caller's. Being told every move, ``a`` and ``b`` must be two objects that
+    do not share an engine (each keeps its tree in its engine).
     """
     check_int(games, "games", "play_games", low=1)
     start: State | None = None
@@ -222,7 +230,11 @@ def play_games(
         start = game
         game, params = start.spec.name, start.spec.params
     elif not isinstance(game, str):
-        raise invalid("game", "play_games", "a game's name or a State", game)
+        requirement = (
+            "a bundled game's name or a State (a compiled game's position, see "
+            "mctslab.kernel; a game for the generic engine only is not one)"
+        )
+        raise invalid("game", "play_games", requirement, game)
     else:
         if params is None:
             params = {}
@@ -237,6 +249,7 @@ def play_games(
             raise invalid(name, "play_games", "a Player (name, start, choose, observe)", player)
     if a is b:
         raise invalid("b", "play_games", "a Player other than a (each seat is told every move)", b)
+    _check_own_engines(a, b, "a and b", "play_games")
     seats = {"A": _Lent(a), "B": _Lent(b)}
     names = {"A": a.name, "B": b.name}
     entries = []
@@ -249,6 +262,20 @@ def play_games(
         ]
         entries.append(entry)
     return entries
+
+
+def _check_own_engines(first: Player, second: Player, names: str, owner: str) -> None:
+    """Raise ValueError if the two players search with one engine (an MCTSPlayer's ``engine``).
+
+    Each seat is told every move, and an engine keeps one tree: shared, it is
+    advanced twice a move, and its next search fails on a move it does not have.
+    """
+    engine = getattr(first, "engine", None)
+    if engine is not None and engine is getattr(second, "engine", None):
+        raise ValueError(
+            f"Players {names} of {owner} share one engine: each player keeps its own tree in "
+            "its engine and is told every move, so give each player an engine of its own."
+        )
 
 
 class _Lent:

@@ -15,8 +15,9 @@ Michel Van den Bergh's notes behind it:
   two games, so the pentanomial variance is the right one (Van den Bergh,
   "A SPRT implementation using pentanomial frequencies"; it gives narrower,
   correct intervals than treating the games as independent).
-- **Regularisation.** A zero frequency is replaced by 1e-3 (as fishtest
-  does) so that every estimate below exists.
+- **Regularisation.** The frequencies are counts of games or pairs (whole
+  numbers, at least one game or pair in all); a zero count is replaced by
+  1e-3 (as fishtest does) so that every estimate below exists.
 - **Elo interval.** The normal approximation to the mean score,
   ``mu +/- 1.96 sigma / sqrt(N)`` over the ``N`` games or pairs, mapped to
   Elo (fishtest's ``get_elo``); the interval is reported as its two ends,
@@ -39,8 +40,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from numbers import Real
 
-from mctslab._validation import check_float
+from mctslab._validation import check_float, invalid
 
 #: The 97.5% quantile of the standard normal law (two-sided 95% interval).
 Z_95 = 1.959963984540054
@@ -62,13 +64,36 @@ def expected_score(elo: float) -> float:
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
-def _distribution(frequencies: Sequence[float]) -> tuple[float, list[float], list[float]]:
+def _counts(frequencies: Sequence[float], owner: str) -> list[float]:
+    """``frequencies`` as floats if they are trinomial or pentanomial counts of at least one
+    game or pair; raise ValueError otherwise."""
+    try:
+        counts = list(frequencies)
+    except TypeError:
+        counts = []
+    if len(counts) not in (3, 5):
+        raise invalid("frequencies", owner, "3 (L, D, W) or 5 (pair) counts", frequencies)
+    # Whole numbers: a count of games or pairs. Then a zero, the only count below 1, is the
+    # only one regularised, as fishtest does.
+    if not all(
+        isinstance(count, Real)
+        and not isinstance(count, bool)
+        and math.isfinite(count)
+        and count >= 0
+        and float(count).is_integer()
+        for count in counts
+    ):
+        raise invalid("frequencies", owner, "counts that are whole numbers >= 0", frequencies)
+    if sum(counts) == 0:
+        raise invalid("frequencies", owner, "counts of at least one game or pair", frequencies)
+    return [float(count) for count in counts]
+
+
+def _distribution(
+    frequencies: Sequence[float], owner: str
+) -> tuple[float, list[float], list[float]]:
     """``(N, values, probabilities)`` of regularised frequencies of evenly spaced outcomes."""
-    if len(frequencies) < 2 or any(f < 0 for f in frequencies):
-        raise ValueError(
-            f"Frequencies must be 2 or more non-negative counts. Got {list(frequencies)!r} instead."
-        )
-    counts = [float(f) if f > 0 else REGULARISATION for f in frequencies]
+    counts = [count if count > 0 else REGULARISATION for count in _counts(frequencies, owner)]
     total = sum(counts)
     last = len(counts) - 1
     return total, [i / last for i in range(len(counts))], [c / total for c in counts]
@@ -90,8 +115,11 @@ class EloEstimate:
 
 
 def elo_estimate(frequencies: Sequence[float]) -> EloEstimate:
-    """The Elo estimate from trinomial ``(L, D, W)`` or pentanomial pair frequencies."""
-    samples, values, probabilities = _distribution(frequencies)
+    """The Elo estimate from trinomial ``(L, D, W)`` or pentanomial pair frequencies.
+
+    They are counts of games or of pairs: whole numbers, at least one of them above 0.
+    """
+    samples, values, probabilities = _distribution(frequencies, "elo_estimate")
     mean = sum(p * a for p, a in zip(probabilities, values, strict=True))
     variance = sum(p * (a - mean) ** 2 for p, a in zip(probabilities, values, strict=True))
     error = math.sqrt(variance / samples)
@@ -113,7 +141,7 @@ def mle_with_mean(frequencies: Sequence[float], score: float) -> list[float]:
     on the interval where every ``1 + x (a_i - s)`` is positive, so the root
     is bracketed from the start and bisection converges without fail.
     """
-    _, values, probabilities = _distribution(frequencies)
+    _, values, probabilities = _distribution(frequencies, "mle_with_mean")
     if not 0.0 < score < 1.0:
         raise ValueError(f"The score must be in (0, 1). Got {score!r} instead.")
     shifted = [a - score for a in values]
@@ -135,7 +163,7 @@ def mle_with_mean(frequencies: Sequence[float], score: float) -> list[float]:
 
 def log_likelihood_ratio(frequencies: Sequence[float], elo0: float, elo1: float) -> float:
     """The GSPRT log-likelihood ratio of H1 (``elo1``) against H0 (``elo0``), logistic Elo."""
-    samples, _, probabilities = _distribution(frequencies)
+    samples, _, probabilities = _distribution(frequencies, "log_likelihood_ratio")
     null = mle_with_mean(frequencies, expected_score(elo0))
     alternative = mle_with_mean(frequencies, expected_score(elo1))
     return samples * sum(

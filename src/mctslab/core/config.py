@@ -14,6 +14,11 @@ Playout = Literal["random", "decisive", "threats"]
 Bandit = Literal["ucb1", "ucb1-tuned"]
 
 
+def _keep(config: object, name: str, value: object) -> None:
+    """Set a frozen dataclass's field to its checked value."""
+    object.__setattr__(config, name, value)
+
+
 @dataclass(frozen=True)
 class Budget:
     """When to stop searching; any combination, the first limit reached wins.
@@ -32,14 +37,15 @@ class Budget:
     memory_mb: float | None = None
 
     def __post_init__(self) -> None:
+        # The checked values are kept, so a NumPy number is stored as the Python one it holds.
         if self.iterations is not None:
-            check_int(self.iterations, "iterations", "Budget", low=1)
+            _keep(self, "iterations", check_int(self.iterations, "iterations", "Budget", low=1))
         if self.seconds is not None:
-            check_float(self.seconds, "seconds", "Budget", low=0.0)
+            _keep(self, "seconds", check_float(self.seconds, "seconds", "Budget", low=0.0))
         if self.max_nodes is not None:
-            check_int(self.max_nodes, "max_nodes", "Budget", low=2)
+            _keep(self, "max_nodes", check_int(self.max_nodes, "max_nodes", "Budget", low=2))
         if self.memory_mb is not None:
-            check_float(self.memory_mb, "memory_mb", "Budget", low=0.0)
+            _keep(self, "memory_mb", check_float(self.memory_mb, "memory_mb", "Budget", low=0.0))
 
     @property
     def is_unbounded(self) -> bool:
@@ -165,11 +171,13 @@ class SearchConfig:
 
     def __post_init__(self) -> None:
         owner = "SearchConfig"
-        check_float(self.c, "c", owner, low=0.0, low_inclusive=True)
+        # The checked values are kept, so a NumPy number is stored as the Python one it holds
+        # (a NumPy seed broke both engines' generators).
+        _keep(self, "c", check_float(self.c, "c", owner, low=0.0, low_inclusive=True))
         check_choice(self.tree_policy, "tree_policy", owner, ("uct", "coinflip"))
         check_choice(self.final_move, "final_move", owner, ("visits", "value"))
         if self.seed is not None:
-            check_int(self.seed, "seed", owner, low=0, high=MAX_SEED)
+            _keep(self, "seed", check_int(self.seed, "seed", owner, low=0, high=MAX_SEED))
         for name in ("reuse_tree", "solver", "candidates", "transpositions"):
             check_instance(getattr(self, name), name, owner, bool, "a bool")
         if self.rave is not None:
@@ -177,10 +185,11 @@ class SearchConfig:
         if self.playout is not None:
             check_choice(self.playout, "playout", owner, ("random", "decisive", "threats"))
         if self.fpu is not None:
-            check_float(self.fpu, "fpu", owner, low=0.0, low_inclusive=True)
+            _keep(self, "fpu", check_float(self.fpu, "fpu", owner, low=0.0, low_inclusive=True))
         check_choice(self.bandit, "bandit", owner, ("ucb1", "ucb1-tuned"))
-        check_int(self.rave_ref, "rave_ref", owner, low=0)
-        check_float(self.rave_bias, "rave_bias", owner, low=0.0, low_inclusive=True)
+        _keep(self, "rave_ref", check_int(self.rave_ref, "rave_ref", owner, low=0))
+        bias = check_float(self.rave_bias, "rave_bias", owner, low=0.0, low_inclusive=True)
+        _keep(self, "rave_bias", bias)
 
     @classmethod
     def plain(cls, **options: Any) -> SearchConfig:
