@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import io
 import json
@@ -790,11 +791,17 @@ def test_an_engine_that_will_not_start_is_an_error_not_a_traceback(
     [
         ("plot.xyz", "--plot cannot write .xyz files. Use one of:"),
         ("plot", "Plot written to {tmp}/plot.png"),
+        # Before, both games were played, then "[Errno 17] File exists: 'afile'".
+        (
+            "afile/plot.png",
+            "cannot write the plot {tmp}/afile/plot.png: {tmp}/afile is a file, not a folder.",
+        ),
     ],
 )
 def test_the_plot_file_is_checked_before_the_games(
     tmp_path: Path, target: str, message: str
 ) -> None:
+    (tmp_path / "afile").write_text("")
     out = tmp_path / "run.jsonl"
     code, output = run(
         "arena", "tictactoe", "-p", "random", "-p", "random", "--games", "2",
@@ -857,14 +864,20 @@ def test_counts_are_in_the_plural_unless_one(
     assert counted(number, *nouns) == text
 
 
-def test_a_plot_that_cannot_be_written_keeps_the_record(tmp_path: Path) -> None:
-    (tmp_path / "afile").write_text("")
+def test_a_plot_that_cannot_be_written_keeps_the_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The place is checked before the games; the disk can still fill up during them.
+    def disk_full(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("matplotlib.figure.Figure.savefig", disk_full)
     out = tmp_path / "run.jsonl"
     code, output = run(
         "arena", "tictactoe", "-p", "random", "-p", "random", "--games", "2",
-        "--out", str(out), "--plot", str(tmp_path / "afile" / "plot.png"),
+        "--out", str(out), "--plot", str(tmp_path / "plot.png"),
     )  # fmt: skip
-    assert code == 2 and "(the record is kept)" in output
+    assert code == 2 and "(the record is kept): [Errno 28] No space left on device" in output
     assert len(out.read_text().splitlines()) == 3  # the header and both games
 
 

@@ -197,6 +197,16 @@ def check_writable(path: Path, what: str) -> None:
         fail(cannot_write(what, path, error))
 
 
+def check_creatable(path: Path, what: str) -> None:
+    """:func:`check_writable` for a file whose writer makes its folder first: the folder is
+    made now, so that a file where a folder should be is said before the work."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        fail(cannot_write(what, path, error))
+    check_writable(path, what)
+
+
 def cannot_write(what: str, path: Path, error: OSError) -> str:
     """The message for ``what`` that could not be written to ``path``: a file where a folder
     should be is named, since making the folders says only "File exists" (or "Not a

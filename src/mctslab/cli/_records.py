@@ -60,13 +60,9 @@ def read(path: Path) -> GameRecord:
 def check_writable(path: Path) -> None:
     """Refuse a record path that :func:`write` could not write, before the game is played.
 
-    Its folder is made, as ``write`` would (see :func:`~mctslab.cli._options.check_writable`).
+    Its folder is made, as ``write`` would (see :func:`~mctslab.cli._options.check_creatable`).
     """
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        opt.fail(cannot_write(path, error))
-    opt.check_writable(path, "the game record")
+    opt.check_creatable(path, "the game record")
 
 
 def save(path: Path, start: State, moves: Sequence[int], tags: Mapping[str, str]) -> None:

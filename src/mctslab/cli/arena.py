@@ -112,6 +112,7 @@ def arena(
             plot = plot_path(plot)
         except (ImportError, ValueError) as error:
             opt.fail(str(error))
+        opt.check_creatable(plot, "the plot")
     interactive = (
         any(spec.interactive for _, spec in match.points()) or match.players[1].interactive
     )
@@ -379,7 +380,8 @@ def _table(match: Match, results: list[PointResult]) -> Table:
 
 
 def _plot(match: Match, results: list[PointResult], path: Path) -> None:
-    """Draw the run to ``path``, which :func:`~mctslab.arena.plot.plot_path` has checked."""
+    """Draw the run to ``path``, which :func:`~mctslab.arena.plot.plot_path` and
+    :func:`~mctslab.cli._options.check_creatable` have checked."""
     from mctslab.arena.plot import plot_run
 
     try:
