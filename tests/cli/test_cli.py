@@ -377,6 +377,21 @@ def test_numbers_checks_the_tree_files_before_searching(tmp_path: Path, where: s
     assert "level 0" not in output
 
 
+def test_numbers_checks_the_graphviz_package_before_searching(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, a missing viz extra was found only when the tree was drawn, after the search.
+    monkeypatch.setitem(sys.modules, "graphviz", None)  # importing it now fails
+    players: list[Any] = []
+    monkeypatch.setattr(opt, "mcts_player", lambda *args: players.append(args))
+    tree = tmp_path / "tree.svg"
+    code, output = run("numbers", "--num-sims", "10", "--engine", "python", "--tree", str(tree))
+    assert code == 2, output
+    assert f"--tree {tree}: Drawing trees needs the graphviz package: " in output
+    assert "pip install 'mctslab[viz]'" in output
+    assert players == [] and list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_numbers_prints_children_and_best(tmp_path: Path, engine: str) -> None:
     tree = tmp_path / "tree.svg"
