@@ -193,6 +193,24 @@ def test_bad_options_are_refused() -> None:
         Options(repeats=0)
 
 
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        (["--games", "", "--parts", "speed"], "games"),
+        (["--games", " , ", "--parts", "speed"], "games"),
+        (["--games", "tictactoe", "--parts", ""], "parts"),
+    ],
+)
+def test_an_empty_list_of_games_or_parts_is_refused(args: list[str], name: str) -> None:
+    # Before, it was taken: empty tables, and "(and a  s limit)", "peak RSS ()" in the text.
+    result = runner.invoke(app, ["bench", "--quick", "--repeats", "1", *args])
+    assert result.exit_code == 2, result.output
+    assert f"The {name!r} parameter of the benchmark must be one or more of" in result.output
+    assert "Got () instead." in result.output
+    with pytest.raises(ValueError, match=f"'{name}' parameter"):
+        Options(**{name: ()})
+
+
 def test_an_out_file_that_cannot_be_written_is_refused_before_the_run(tmp_path: Path) -> None:
     # Before, it was found after the run, whose results a traceback then lost.
     result = runner.invoke(
