@@ -185,6 +185,17 @@ def test_a_failing_part_is_reported_and_the_others_kept(monkeypatch: pytest.Monk
     assert "start-up of mctslab" in result.stderr
 
 
+def test_a_quick_startup_table_says_the_one_run_it_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    # --quick times one cold start whatever --repeats says; before, without --repeats its
+    # table said "median of 5 runs".
+    monkeypatch.setattr(_run, "cold_and_warm", lambda: (2.0, 1.0))
+    result = runner.invoke(
+        app, ["bench", "--quick", "--games", "tictactoe", "--parts", "startup"]
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "Start-up, wall clock (median of 1 run)" in result.stdout
+
+
 def test_bad_options_are_refused() -> None:
     result = runner.invoke(app, ["bench", "--games", "chess"])
     assert result.exit_code == 2
