@@ -373,6 +373,22 @@ def test_more_random_opening_moves_than_a_game_has_are_refused_before_the_run(
     assert not out.exists()
 
 
+@pytest.mark.parametrize("count", ["x", "-1", "0", "1.5", "\u00b2"])
+def test_random_openings_need_a_whole_number_of_moves_from_1(count: str) -> None:
+    # Before, random:-1 said "needs a whole number N" (-1 is one), random:0 "needs N >= 1",
+    # and random:\u00b2 (a digit to str.isdigit, not to int) "invalid literal for int()".
+    code, output = arena(*BASE, "--openings", f"random:{count}")
+    assert code == 2
+    assert f"--openings random:N needs a whole number N >= 1. Got 'random:{count}' instead." in (
+        output
+    )
+
+
+def test_random_openings_in_python_refuse_fewer_than_one_move_in_the_usual_form() -> None:
+    with pytest.raises(ValueError, match="The 'moves' parameter of RandomOpenings must be an int"):
+        RandomOpenings(make("tictactoe"), 0)
+
+
 def test_sweep_plays_a_match_per_value(tmp_path: Path) -> None:
     out = tmp_path / "sweep.jsonl"
     args = [*BASE, "--games", "4", "--sweep", "iterations=20,400", "--out", str(out)]
