@@ -26,6 +26,7 @@ from mctslab.arena.openings import FileOpenings, RandomOpenings, StartPosition
 from mctslab.arena.record import RecordInUseError, RunRecord
 from mctslab.arena.spec import PlayerSpec, parse_player
 from mctslab.arena.stats import SPRT
+from mctslab.cli import _options as opt
 from mctslab.cli._app import app
 from mctslab.games import make
 from mctslab.protocols import EngineError, EngineResignedError, EngineTimeoutError
@@ -492,7 +493,19 @@ def test_the_plotted_interval_starts_where_the_table_shows_one() -> None:
     assert len(llrs) == len(games) and llrs[-1] == sprt.llr(tally.pentanomial())
 
 
-def test_a_person_can_play_in_the_arena(tmp_path: Path) -> None:
+def test_a_person_needs_a_terminal_to_play_in_the_arena(tmp_path: Path) -> None:
+    # Before, the games began, the person's moves met the end of input, and the run ended as
+    # if interrupted: "Interrupted. Finished games: 0", exit status 130.
+    out = tmp_path / "human.jsonl"
+    args = ["arena", "tictactoe", "--player", "random", "--player", "human", "--games", "2"]
+    code, output = arena(*args, "--out", str(out), input="")
+    assert code == 2, output
+    assert "--player human reads moves from a terminal, and stdin is not one." in output
+    assert not out.exists()
+
+
+def test_a_person_can_play_in_the_arena(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(opt, "stdin_is_terminal", lambda: True)
     out = tmp_path / "human.jsonl"
     # The person tries every cell in turn; illegal ones are asked again.
     moves = "\n".join(["nonsense", *(f"{c}{r}" for r in "321" for c in "abc")] * 5) + "\n"

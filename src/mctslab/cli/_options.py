@@ -6,6 +6,7 @@ import contextlib
 import math
 import os
 import re
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import replace
@@ -178,6 +179,11 @@ def fail(message: str) -> NoReturn:
     if hint is not None:
         error_console.print(hint, soft_wrap=True)
     raise typer.Exit(2)
+
+
+def stdin_is_terminal() -> bool:
+    """Whether a person at a terminal can type moves in (stdin is no pipe, file or nothing)."""
+    return sys.stdin is not None and sys.stdin.isatty()
 
 
 def check_writable(path: Path, what: str) -> None:

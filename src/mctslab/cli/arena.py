@@ -105,6 +105,13 @@ def arena(
     if workers is not None and workers < 1:
         opt.fail(f"--workers must be at least 1. Got {workers} instead.")
     match = _match(state, game, player or [], games, openings, sprt, sweep)
+    interactive = (
+        any(spec.interactive for _, spec in match.points()) or match.players[1].interactive
+    )
+    if interactive and ((workers or 1) > 1 or ray is not None):
+        opt.fail("a human player needs this terminal: use --workers 1 and no --ray.")
+    if interactive and not opt.stdin_is_terminal():
+        opt.fail("--player human reads moves from a terminal, and stdin is not one.")
     if plot is not None:
         try:
             from mctslab.arena.plot import plot_path
@@ -113,11 +120,6 @@ def arena(
         except (ImportError, ValueError) as error:
             opt.fail(str(error))
         opt.check_creatable(plot, "the plot")
-    interactive = (
-        any(spec.interactive for _, spec in match.points()) or match.players[1].interactive
-    )
-    if interactive and ((workers or 1) > 1 or ray is not None):
-        opt.fail("a human player needs this terminal: use --workers 1 and no --ray.")
     path = out or default_path(game, match.identity(), seed)
     try:
         record = RunRecord.open(path, match.identity(), seed)
