@@ -451,6 +451,26 @@ def test_plot_is_written(tmp_path: Path) -> None:
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_plots_games_axis_counts_whole_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, two games were labelled 1.0, 1.2, 1.4, ... 2.0.
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from mctslab.arena.plot import plot_run
+
+    drawn: list[Figure] = []
+    monkeypatch.setattr(Figure, "savefig", lambda figure, *args, **kwargs: drawn.append(figure))
+    tally = Tally()
+    tally.add(0, 1.0)
+    tally.add(0, 0.5)
+    point = PointResult(None, parse_player("random"), tally)
+    plot_run([point], tmp_path / "run.png", title="two games", sweep_key=None)
+    ticks = drawn[0].axes[-1].get_xticks()
+    assert len(ticks) > 1 and all(tick == round(tick) for tick in ticks), ticks
+
+
 def test_a_sweep_table_has_one_elo_column_when_only_some_points_have_an_interval() -> None:
     from rich.console import Console
 
