@@ -26,6 +26,7 @@ from mctslab.arena.openings import FileOpenings, RandomOpenings, StartPosition
 from mctslab.arena.record import RecordInUseError, RunRecord
 from mctslab.arena.spec import PlayerSpec, parse_player
 from mctslab.arena.stats import SPRT
+from mctslab.cli import _options as opt
 from mctslab.cli._app import app
 from mctslab.core import MCTS as GenericMCTS
 from mctslab.core import Budget, SearchConfig
@@ -376,6 +377,22 @@ def test_more_random_opening_moves_than_a_game_has_are_refused_before_the_run(
     assert not out.exists()
 
 
+@pytest.mark.parametrize("count", ["x", "-1", "0", "1.5", "\u00b2"])
+def test_random_openings_need_a_whole_number_of_moves_from_1(count: str) -> None:
+    # Before, random:-1 said "needs a whole number N" (-1 is one), random:0 "needs N >= 1",
+    # and random:\u00b2 (a digit to str.isdigit, not to int) "invalid literal for int()".
+    code, output = arena(*BASE, "--openings", f"random:{count}")
+    assert code == 2
+    assert f"--openings random:N needs a whole number N >= 1. Got 'random:{count}' instead." in (
+        output
+    )
+
+
+def test_random_openings_in_python_refuse_fewer_than_one_move_in_the_usual_form() -> None:
+    with pytest.raises(ValueError, match="The 'moves' parameter of RandomOpenings must be an int"):
+        RandomOpenings(make("tictactoe"), 0)
+
+
 def test_sweep_plays_a_match_per_value(tmp_path: Path) -> None:
     out = tmp_path / "sweep.jsonl"
     args = [*BASE, "--games", "4", "--sweep", "iterations=20,400", "--out", str(out)]
@@ -437,6 +454,26 @@ def test_plot_is_written(tmp_path: Path) -> None:
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_plots_games_axis_counts_whole_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, two games were labelled 1.0, 1.2, 1.4, ... 2.0.
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from mctslab.arena.plot import plot_run
+
+    drawn: list[Figure] = []
+    monkeypatch.setattr(Figure, "savefig", lambda figure, *args, **kwargs: drawn.append(figure))
+    tally = Tally()
+    tally.add(0, 1.0)
+    tally.add(0, 0.5)
+    point = PointResult(None, parse_player("random"), tally)
+    plot_run([point], tmp_path / "run.png", title="two games", sweep_key=None)
+    ticks = drawn[0].axes[-1].get_xticks()
+    assert len(ticks) > 1 and all(tick == round(tick) for tick in ticks), ticks
+
+
 def test_a_sweep_table_has_one_elo_column_when_only_some_points_have_an_interval() -> None:
     from rich.console import Console
 
@@ -479,7 +516,19 @@ def test_the_plotted_interval_starts_where_the_table_shows_one() -> None:
     assert len(llrs) == len(games) and llrs[-1] == sprt.llr(tally.pentanomial())
 
 
-def test_a_person_can_play_in_the_arena(tmp_path: Path) -> None:
+def test_a_person_needs_a_terminal_to_play_in_the_arena(tmp_path: Path) -> None:
+    # Before, the games began, the person's moves met the end of input, and the run ended as
+    # if interrupted: "Interrupted. Finished games: 0", exit status 130.
+    out = tmp_path / "human.jsonl"
+    args = ["arena", "tictactoe", "--player", "random", "--player", "human", "--games", "2"]
+    code, output = arena(*args, "--out", str(out), input="")
+    assert code == 2, output
+    assert "--player human reads moves from a terminal, and stdin is not one." in output
+    assert not out.exists()
+
+
+def test_a_person_can_play_in_the_arena(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(opt, "stdin_is_terminal", lambda: True)
     out = tmp_path / "human.jsonl"
     # The person tries every cell in turn; illegal ones are asked again.
     moves = "\n".join(["nonsense", *(f"{c}{r}" for r in "321" for c in "abc")] * 5) + "\n"

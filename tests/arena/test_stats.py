@@ -157,6 +157,15 @@ def test_sprt_spec_errors(text: str, message: str) -> None:
         SPRT.parse(text)
 
 
+def test_an_unknown_sprt_option_is_named_once() -> None:
+    # Before: "...; 'foo' is not one of those. Got 'foo' instead."
+    with pytest.raises(ValueError) as refused:
+        SPRT.parse("foo")
+    assert str(refused.value) == (
+        "--sprt takes elo0=..,elo1=..[,alpha=..,beta=..]; 'foo' is not one of those."
+    )
+
+
 def test_sprt_spec_defaults() -> None:
     assert SPRT.parse("elo0=0,elo1=10") == SPRT(0.0, 10.0, 0.05, 0.05)
     assert SPRT.parse(" elo0=-2 , elo1=3, beta=0.1").beta == 0.1

@@ -185,12 +185,41 @@ def test_a_failing_part_is_reported_and_the_others_kept(monkeypatch: pytest.Monk
     assert "start-up of mctslab" in result.stderr
 
 
+def test_a_quick_startup_table_says_the_one_run_it_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    # --quick times one cold start whatever --repeats says; before, without --repeats its
+    # table said "median of 5 runs".
+    monkeypatch.setattr(_run, "cold_and_warm", lambda: (2.0, 1.0))
+    result = runner.invoke(
+        app, ["bench", "--quick", "--games", "tictactoe", "--parts", "startup"]
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "Start-up, wall clock (median of 1 run)" in result.stdout
+
+
 def test_bad_options_are_refused() -> None:
     result = runner.invoke(app, ["bench", "--games", "chess"])
     assert result.exit_code == 2
     assert "The 'games' parameter of the benchmark must be one of" in result.output
     with pytest.raises(ValueError, match="'repeats' parameter"):
         Options(repeats=0)
+
+
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        (["--games", "", "--parts", "speed"], "games"),
+        (["--games", " , ", "--parts", "speed"], "games"),
+        (["--games", "tictactoe", "--parts", ""], "parts"),
+    ],
+)
+def test_an_empty_list_of_games_or_parts_is_refused(args: list[str], name: str) -> None:
+    # Before, it was taken: empty tables, and "(and a  s limit)", "peak RSS ()" in the text.
+    result = runner.invoke(app, ["bench", "--quick", "--repeats", "1", *args])
+    assert result.exit_code == 2, result.output
+    assert f"The {name!r} parameter of the benchmark must be one or more of" in result.output
+    assert "Got () instead." in result.output
+    with pytest.raises(ValueError, match=f"'{name}' parameter"):
+        Options(**{name: ()})
 
 
 def test_an_out_file_that_cannot_be_written_is_refused_before_the_run(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import io
 import json
@@ -396,6 +397,21 @@ def test_numbers_checks_the_tree_files_before_searching(tmp_path: Path, where: s
     written = tree if where == "folder" else tree.with_suffix(".dot")
     assert f"cannot write the search tree {written}: Is a directory." in output
     assert "level 0" not in output
+
+
+def test_numbers_checks_the_graphviz_package_before_searching(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, a missing viz extra was found only when the tree was drawn, after the search.
+    monkeypatch.setitem(sys.modules, "graphviz", None)  # importing it now fails
+    players: list[Any] = []
+    monkeypatch.setattr(opt, "mcts_player", lambda *args: players.append(args))
+    tree = tmp_path / "tree.svg"
+    code, output = run("numbers", "--num-sims", "10", "--engine", "python", "--tree", str(tree))
+    assert code == 2, output
+    assert f"--tree {tree}: Drawing trees needs the graphviz package: " in output
+    assert "pip install 'mctslab[viz]'" in output
+    assert players == [] and list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -864,11 +880,17 @@ def test_an_engine_that_dies_is_an_error_line_then_what_it_said(
     [
         ("plot.xyz", "--plot cannot write .xyz files. Use one of:"),
         ("plot", "Plot written to {tmp}/plot.png"),
+        # Before, both games were played, then "[Errno 17] File exists: 'afile'".
+        (
+            "afile/plot.png",
+            "cannot write the plot {tmp}/afile/plot.png: {tmp}/afile is a file, not a folder.",
+        ),
     ],
 )
 def test_the_plot_file_is_checked_before_the_games(
     tmp_path: Path, target: str, message: str
 ) -> None:
+    (tmp_path / "afile").write_text("")
     out = tmp_path / "run.jsonl"
     code, output = run(
         "arena", "tictactoe", "-p", "random", "-p", "random", "--games", "2",
@@ -931,14 +953,20 @@ def test_counts_are_in_the_plural_unless_one(
     assert counted(number, *nouns) == text
 
 
-def test_a_plot_that_cannot_be_written_keeps_the_record(tmp_path: Path) -> None:
-    (tmp_path / "afile").write_text("")
+def test_a_plot_that_cannot_be_written_keeps_the_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The place is checked before the games; the disk can still fill up during them.
+    def disk_full(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("matplotlib.figure.Figure.savefig", disk_full)
     out = tmp_path / "run.jsonl"
     code, output = run(
         "arena", "tictactoe", "-p", "random", "-p", "random", "--games", "2",
-        "--out", str(out), "--plot", str(tmp_path / "afile" / "plot.png"),
+        "--out", str(out), "--plot", str(tmp_path / "plot.png"),
     )  # fmt: skip
-    assert code == 2 and "(the record is kept)" in output
+    assert code == 2 and "(the record is kept): [Errno 28] No space left on device" in output
     assert len(out.read_text().splitlines()) == 3  # the header and both games
 
 

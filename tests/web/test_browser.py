@@ -63,7 +63,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         process = subprocess.Popen(
             [*command, "--engine", "python"], stdout=subprocess.PIPE, stderr=errors, text=True
         )
-    url = f"http://localhost:{port}/"
+    url = f"http://127.0.0.1:{port}/"
     try:
         assert process.stdout is not None
         first_line = process.stdout.readline()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import socket
+from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from mctslab.cli._app import app
@@ -33,3 +35,41 @@ def test_serve_on_a_taken_port_says_so_before_announcing_the_board() -> None:
     assert result.exit_code == 2
     assert f"cannot listen on 127.0.0.1:{port}" in result.output
     assert "mctslab board at" not in result.output
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("host", "shown"),
+    [
+        (None, "127.0.0.1"),
+        pytest.param(
+            "::1",
+            "[::1]",
+            marks=pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback here"),
+        ),
+    ],
+)
+def test_serve_announces_the_address_it_listens_on(
+    monkeypatch: pytest.MonkeyPatch, host: str | None, shown: str
+) -> None:
+    # Before, 127.0.0.1 was announced as localhost, which can resolve to ::1 first, where
+    # nothing listens (and the README says http://127.0.0.1:8000).
+    uvicorn = pytest.importorskip("uvicorn")
+    served: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: served.append(options))
+    with socket.socket(socket.AF_INET6 if host == "::1" else socket.AF_INET) as probe:
+        probe.bind((host or "127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    options = ["--engine", "python", "--port", str(port)]
+    result = runner.invoke(app, ["serve", *options, *(["--host", host] if host else [])])
+    assert result.exit_code == 0, result.output
+    assert f"mctslab board at http://{shown}:{port}/  (Ctrl-C to stop)" in result.output
+    assert served == [{"host": host or "127.0.0.1", "port": port, "log_level": "warning"}]

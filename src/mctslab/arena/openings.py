@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from mctslab._validation import check_int
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.games._base import State
 from mctslab.records import RecordError, parse_moves, read_text, strip_comment
@@ -85,8 +86,7 @@ class RandomOpenings:
     """``moves`` random moves per pair, redrawn until the quick search finds them balanced."""
 
     def __init__(self, start: State, moves: int) -> None:
-        if moves < 1:
-            raise ValueError(f"random:N needs N >= 1 moves. Got {moves!r} instead.")
+        check_int(moves, "moves", "RandomOpenings", low=1)
         longest = start.spec.max_game_length
         if moves >= longest:
             raise ValueError(
@@ -189,7 +189,10 @@ def parse_openings(text: str | None, start: State) -> Openings:
         return StartPosition()
     if text.startswith("random:"):
         count = text.removeprefix("random:").strip()
-        if not count.isdigit():
-            raise ValueError(f"--openings random:N needs a whole number N. Got {text!r} instead.")
+        # isdecimal, not isdigit: "\u00b2" is a digit that int() does not read.
+        if not (count.isdecimal() and int(count) >= 1):
+            raise ValueError(
+                f"--openings random:N needs a whole number N >= 1. Got {text!r} instead."
+            )
         return RandomOpenings(start, int(count))
     return FileOpenings(Path(text), start)

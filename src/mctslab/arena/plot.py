@@ -87,6 +87,8 @@ def plot_run(
     """Draw the run to ``path`` (any format matplotlib writes: .png, .svg, .pdf); a match
     with an SPRT gets its LLR and bounds too."""
     plt = _pyplot()
+    from matplotlib.ticker import MaxNLocator
+
     if sweep_key is None:
         rows = 2 if sprt is None else 3
         figure, axes = plt.subplots(rows, 1, sharex=True, figsize=(8, 3 * rows))
@@ -122,6 +124,8 @@ def plot_run(
             axes[2].set_ylabel("log-likelihood ratio")
             axes[2].set_title(f"SPRT {sprt.describe()}", fontsize="small")
         axes[-1].set_xlabel("games")
+        # Ticks at whole games (the panels share the axis): a short run was labelled 1.0, 1.2...
+        axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
     else:
         figure, axes = plt.subplots(figsize=(8, 5))
         values = [_number(result.sweep_value) for result in results]

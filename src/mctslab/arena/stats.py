@@ -206,7 +206,7 @@ class SPRT:
             if not equals or key not in {"elo0", "elo1", "alpha", "beta"}:
                 raise ValueError(
                     f"--sprt takes elo0=..,elo1=..[,alpha=..,beta=..]; {item!r} is not one of "
-                    f"those. Got {text!r} instead."
+                    "those."
                 )
             try:
                 options[key] = float(value)

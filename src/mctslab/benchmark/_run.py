@@ -18,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from mctslab._validation import check_choice, check_int
+from mctslab._validation import check_choice, check_int, invalid
 from mctslab.benchmark import _measure as measure
 from mctslab.benchmark._games import GAMES, BenchGame, Position
 from mctslab.benchmark._kernels import VARIANTS
@@ -54,10 +54,16 @@ class Options:
     parts: tuple[str, ...] = PARTS
 
     def __post_init__(self) -> None:
-        for game in self.games:
-            check_choice(game, "games", "the benchmark", tuple(GAMES))
-        for part in self.parts:
-            check_choice(part, "parts", "the benchmark", PARTS)
+        for name, chosen, choices in (
+            ("games", self.games, tuple(GAMES)),
+            ("parts", self.parts, PARTS),
+        ):
+            # None chosen would measure nothing: empty tables, holes in their notes.
+            if not chosen:
+                names = ", ".join(map(repr, choices))
+                raise invalid(name, "the benchmark", f"one or more of {names}", chosen)
+            for value in chosen:
+                check_choice(value, name, "the benchmark", choices)
         check_int(self.repeats, "repeats", "the benchmark", low=1)
 
     def arguments(self) -> list[str]:

@@ -6,6 +6,7 @@ import contextlib
 import math
 import os
 import re
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import replace
@@ -191,6 +192,11 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
+def stdin_is_terminal() -> bool:
+    """Whether a person at a terminal can type moves in (stdin is no pipe, file or nothing)."""
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
 def check_writable(path: Path, what: str) -> None:
     """Refuse ``path`` if ``what`` could not be written there, before the work that makes it.
 
@@ -206,6 +212,16 @@ def check_writable(path: Path, what: str) -> None:
             path.unlink()
     except OSError as error:
         fail(cannot_write(what, path, error))
+
+
+def check_creatable(path: Path, what: str) -> None:
+    """:func:`check_writable` for a file whose writer makes its folder first: the folder is
+    made now, so that a file where a folder should be is said before the work."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        fail(cannot_write(what, path, error))
+    check_writable(path, what)
 
 
 def cannot_write(what: str, path: Path, error: OSError) -> str:

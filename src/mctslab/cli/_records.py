@@ -55,16 +55,12 @@ def read(path: Path) -> GameRecord:
 def check_writable(path: Path) -> None:
     """Refuse a record path that :func:`write` could not write, before the game is played.
 
-    Its folder is made, as ``write`` would (see :func:`~mctslab.cli._options.check_writable`).
+    Its folder is made, as ``write`` would (see :func:`~mctslab.cli._options.check_creatable`).
     """
     kept = not_a_record(path)
     if kept is not None:
         opt.fail(kept)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        opt.fail(cannot_write(path, error))
-    opt.check_writable(path, "the game record")
+    opt.check_creatable(path, "the game record")
 
 
 def not_a_record(path: Path) -> str | None:

@@ -105,6 +105,13 @@ def arena(
     if workers is not None and workers < 1:
         opt.fail(f"--workers must be at least 1. Got {workers} instead.")
     match = _match(state, game, player or [], games, openings, sprt, sweep)
+    interactive = (
+        any(spec.interactive for _, spec in match.points()) or match.players[1].interactive
+    )
+    if interactive and ((workers or 1) > 1 or ray is not None):
+        opt.fail("a human player needs this terminal: use --workers 1 and no --ray.")
+    if interactive and not opt.stdin_is_terminal():
+        opt.fail("--player human reads moves from a terminal, and stdin is not one.")
     if plot is not None:
         try:
             from mctslab.arena.plot import plot_path
@@ -112,11 +119,7 @@ def arena(
             plot = plot_path(plot)
         except (ImportError, ValueError) as error:
             opt.fail(str(error))
-    interactive = (
-        any(spec.interactive for _, spec in match.points()) or match.players[1].interactive
-    )
-    if interactive and ((workers or 1) > 1 or ray is not None):
-        opt.fail("a human player needs this terminal: use --workers 1 and no --ray.")
+        opt.check_creatable(plot, "the plot")
     path = out or default_path(game, match.identity(), seed)
     try:
         record = RunRecord.open(path, match.identity(), seed)
@@ -379,7 +382,8 @@ def _table(match: Match, results: list[PointResult]) -> Table:
 
 
 def _plot(match: Match, results: list[PointResult], path: Path) -> None:
-    """Draw the run to ``path``, which :func:`~mctslab.arena.plot.plot_path` has checked."""
+    """Draw the run to ``path``, which :func:`~mctslab.arena.plot.plot_path` and
+    :func:`~mctslab.cli._options.check_creatable` have checked."""
     from mctslab.arena.plot import plot_run
 
     try:

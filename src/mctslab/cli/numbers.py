@@ -73,6 +73,12 @@ def numbers(
         if not tree.parent.is_dir():
             opt.fail(f"--tree {tree}: there is no folder {tree.parent}.")
         # Checked before the search, which can be long: after it, a traceback lost it.
+        from mctslab.viz.tree import require_graphviz
+
+        try:
+            require_graphviz()
+        except RuntimeError as error:
+            opt.fail(f"--tree {tree}: {error}")
         for drawn in dict.fromkeys((tree.with_suffix(".dot"), tree)):
             opt.check_writable(drawn, "the search tree")
     state = _new_game(turns, goal)

@@ -33,7 +33,9 @@ def serve(
     _check_free(host, port)
     if engine == "compiled":
         opt.compile_engine()
-    url = f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0', '::') else host}:{port}/"
+    # The address listened on, as given: "localhost" can resolve to ::1 first, where a board
+    # on 127.0.0.1 is not. An IPv6 address is written in brackets in a URL.
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
     opt.console.print(f"mctslab board at {url}  (Ctrl-C to stop)")
     if open_browser:
         webbrowser.open(url)

@@ -5,8 +5,21 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from types import ModuleType
 
 from mctslab.core.tree_view import TreeView
+
+
+def require_graphviz() -> ModuleType:
+    """The graphviz package, which drawing needs; RuntimeError with its install hint if it is
+    missing (a caller can check this before the work whose tree it draws)."""
+    try:
+        import graphviz
+    except ImportError as error:
+        raise RuntimeError(
+            "Drawing trees needs the graphviz package: pip install 'mctslab[viz]'"
+        ) from error
+    return graphviz
 
 
 def tree_to_dot(view: TreeView, *, title: str = "") -> str:
@@ -19,13 +32,7 @@ def tree_to_dot(view: TreeView, *, title: str = "") -> str:
     several move orders is drawn under each parent that reaches it, and the
     visits below a node can add up to more than its own.
     """
-    try:
-        import graphviz
-    except ImportError as error:  # pragma: no cover - depends on the environment
-        raise RuntimeError(
-            "Drawing trees needs the graphviz package: pip install 'mctslab[viz]'"
-        ) from error
-    graph = graphviz.Digraph("search_tree", comment=title)
+    graph = require_graphviz().Digraph("search_tree", comment=title)
     graph.attr(rankdir="TB", label=title, labelloc="t", fontname="Helvetica")
     graph.attr("node", shape="box", style="rounded,filled", fontname="Helvetica", fontsize="10")
     root_visits = max(view.visits, 1)
