@@ -542,7 +542,7 @@ def test_save_refuses_a_file_that_is_not_a_record_and_saves_over_a_record(
 
 def test_save_and_resign_at_the_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Before: both were "not a move in tictactoe notation"; a game was saved only at its end.
-    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "afile").write_text("")
     (tmp_path / "notes.md").write_text("important notes\n")
@@ -578,7 +578,7 @@ def test_save_and_resign_at_the_prompt(tmp_path: Path, monkeypatch: pytest.Monke
 def test_save_at_the_prompt_without_save_names_a_file_here(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
     monkeypatch.chdir(tmp_path)
     code, output = run(
         "play", "tictactoe", "--iterations", "300", "--engine", "python", "--seed", "1",
@@ -590,7 +590,7 @@ def test_save_at_the_prompt_without_save_names_a_file_here(
 
 
 def test_play_human_session(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
     script = "\n".join(
         ["help", "zz", "[/x]", "a1", "undo", "moves", "hint", "b2", "b2", "quit"]
     )  # bad text (one Rich would read as markup), a move, undo, a move, an occupied cell, quit
@@ -629,7 +629,7 @@ def test_ctrl_c_while_the_ai_thinks_stops_the_game(
     # anyway, as Ctrl-C at the prompt does (before, it played that move and went on:
     # an AI-against-AI game could not be stopped).
     if script is not None:
-        monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+        monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
     searches: list[object] = []
 
     def ctrl_c_once(self: Thinking, result: object) -> None:
@@ -656,7 +656,7 @@ def test_a_forced_pass_is_played_for_the_person_and_said_once(
 ) -> None:
     # Before, the person had to guess "pass" (b1 was refused: "legal moves: pass"),
     # and the pass was then reported twice under the board.
-    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
     code, output = run(
         "play", "othello", "--moves", OTHELLO_WHITE_MUST_PASS, "--ai-first", "--iterations",
         "200", "--engine", "python", "--seed", "1", input="quit\n",
@@ -673,7 +673,7 @@ def test_othellos_move_help_leaves_out_the_pass_played_for_the_person(
 ) -> None:
     # Before, the help said '"pass" when forced', though a forced pass is played for the
     # person and the prompt only ever asks one who has a placement.
-    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
     code, output = run("play", "othello", "--iterations", "10", input="help\nquit\n")
     assert code == 0, output
     text = " ".join(output.split())
@@ -687,7 +687,7 @@ def test_play_draws_a_compact_board_where_the_normal_one_does_not_fit(
 ) -> None:
     # Before, a 15x15 board was 51 columns wide whatever the terminal: in 40 columns every
     # row wrapped onto a second line.
-    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
     monkeypatch.setenv("COLUMNS", str(columns))  # the terminal's width, as Rich reads it
     code, output = run(
         "play", "gomoku", "--moves", "h8", "--iterations", "10", "--engine", "python",
@@ -705,7 +705,7 @@ def test_play_draws_a_compact_board_where_the_normal_one_does_not_fit(
 
 def test_the_ais_forced_pass_is_played_without_a_search(monkeypatch: pytest.MonkeyPatch) -> None:
     # Before: "AI (White) plays pass" after a whole search of the one possible move.
-    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
     code, output = run(
         "play", "othello", "--moves", OTHELLO_WHITE_MUST_PASS, "--iterations", "200",
         "--engine", "python", "--seed", "1", input="quit\n",
@@ -725,7 +725,7 @@ def test_othellos_result_reads_cleanly_with_the_winners_discs_first() -> None:
 
 def test_countdown_says_who_wins_and_what_was_said(monkeypatch: pytest.MonkeyPatch) -> None:
     # Before, the help never said who wins, and "Last move: Player 1 2" repeated the board.
-    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
     code, output = run(
         "play", "countdown", "--start", "10", "--iterations", "100", "--engine", "python",
         input="2\nquit\n",
@@ -736,7 +736,7 @@ def test_countdown_says_who_wins_and_what_was_said(monkeypatch: pytest.MonkeyPat
 
 
 def test_play_human_wins_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
     # Starting from a position where X wins at once, the person finishes it.
     code, output = run(
         "play", "tictactoe", "--moves", "a1 a2 b2 b3", "--iterations", "50", "--engine",
@@ -793,7 +793,7 @@ def test_bad_opponent_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_opponent_is_named_and_a_person_is_refused_as_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
     code, output = run(
         "play", "tictactoe", "--opponent", "random", "--engine", "python", input="quit\n"
     )

@@ -42,7 +42,7 @@ def _play_loaded(
     record: str, keys: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[str, Path]:
     """``play --load`` of ``record`` at a terminal, typing ``keys``; the output and the save."""
-    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
     loaded, saved = tmp_path / "start.txt", tmp_path / "end.txt"
     loaded.write_text(record)
     code, output = run(
@@ -73,7 +73,7 @@ def test_undo_takes_back_loaded_moves(tmp_path: Path, monkeypatch: pytest.Monkey
 def test_quitting_saves_the_unfinished_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("mctslab.cli.play._has_terminal", lambda: True)
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
     saved = tmp_path / "quit.txt"
     code, output = run(
         "play", "connect4", "--iterations", "50", "--engine", "python", "--seed", "1",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -97,7 +96,7 @@ def play(
         opt.fail(f"{name} is a one-player game: 'mctslab {name}' plays it.")
     if save is not None:
         _records.check_writable(save)
-    no_terminal = not ai_vs_ai and not _has_terminal()
+    no_terminal = not ai_vs_ai and not opt.stdin_is_terminal()
     human = None if ai_vs_ai or no_terminal else (1 if ai_first else 0)
     with contextlib.ExitStack() as players:
         # The opponent first: a mistyped spec is refused before the AI's first compile.
@@ -140,10 +139,6 @@ def _opponent(spec: str | None, seed: int | None, state: State) -> Player | None
         return player.build(seed)
     except (ValueError, OSError) as error:
         opt.fail(f"--opponent: {error}")
-
-
-def _has_terminal() -> bool:
-    return sys.stdin.isatty()
 
 
 #: Words with which a board names the last move itself: Othello's pass, having no square
