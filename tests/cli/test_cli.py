@@ -839,18 +839,24 @@ def test_the_exit_skips_the_collectors_passes_over_numbas_objects(
     assert gc.get_freeze_count() > 0
 
 
-@pytest.mark.usefixtures("main_returned")
-def test_an_engine_that_will_not_start_is_an_error_not_a_traceback(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    missing = tmp_path / "no-such-engine"
-    argv = ["mctslab", "arena", "tictactoe", "-p", f"engine:gtp={missing}", "-p", "random"]
+def arena_with_a_gtp_engine(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> str:
+    """What ``mctslab arena`` says on stderr when its GTP engine ``command`` fails (exit 1)."""
+    argv = ["mctslab", "arena", "tictactoe", "-p", f"engine:gtp={command}", "-p", "random"]
     argv += ["--games", "2", "--out", str(tmp_path / "run.jsonl")]
     monkeypatch.setattr(sys, "argv", argv)
     with pytest.raises(SystemExit) as stop:
         main()
     assert stop.value.code == 1
-    error = capsys.readouterr().err
+    return str(capsys.readouterr().err)
+
+
+@pytest.mark.usefixtures("main_returned")
+def test_an_engine_that_will_not_start_is_an_error_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    error = arena_with_a_gtp_engine(str(tmp_path / "no-such-engine"), tmp_path, monkeypatch, capsys)
     assert "Error:" in error and "Cannot start the GTP engine" in error
     assert "Traceback" not in error
 
@@ -862,13 +868,7 @@ def test_an_engine_that_dies_is_an_error_line_then_what_it_said(
     # An error is one line, a library message's board left out; an engine's last
     # words are what the user needs to mend it, so they follow the line whole.
     dying = f"{sys.executable} -c 'import sys; sys.stderr.write(\"[boom]\\n\"); sys.exit(3)'"
-    argv = ["mctslab", "arena", "tictactoe", "-p", f"engine:gtp={dying}", "-p", "random"]
-    argv += ["--games", "2", "--out", str(tmp_path / "run.jsonl")]
-    monkeypatch.setattr(sys, "argv", argv)
-    with pytest.raises(SystemExit) as stop:
-        main()
-    assert stop.value.code == 1
-    lines = capsys.readouterr().err.splitlines()
+    lines = arena_with_a_gtp_engine(dying, tmp_path, monkeypatch, capsys).splitlines()
     assert lines[0].startswith("Error: The GTP engine") and lines[-2:] == [
         "Its stderr ended with:",
         "  [boom]",
