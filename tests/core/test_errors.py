@@ -95,6 +95,9 @@ def test_returns_need_a_finite_range(high: float) -> None:
         ({"zero_sum": 1}, "'zero_sum' parameter of GameSpec must be a bool"),
         ({"player_names": ("A",)}, "'player_names' parameter of GameSpec must be a tuple of 2"),
         ({"name": None}, "'name' parameter of GameSpec must be a str"),
+        ({"board_shape": "3x3"}, "'board_shape' parameter of GameSpec must be None or (rows,"),
+        ({"board_shape": (3, 0)}, "must be None or (rows, columns), two ints from 1. Got (3, 0)"),
+        ({"params": [1]}, "'params' parameter of GameSpec must be a mapping of names to values"),
     ],
 )
 def test_a_game_spec_is_checked_when_it_is_made(change: dict[str, object], message: str) -> None:

@@ -109,6 +109,20 @@ class GameSpec:
                 f"str, one per player. Got {names!r} instead."
             )
         check_int(self.return_steps, "return_steps", owner, low=1)
+        shape = self.board_shape
+        if shape is not None and not (
+            isinstance(shape, tuple)
+            and len(shape) == 2
+            and all(
+                isinstance(side, Integral) and not isinstance(side, bool) and side > 0
+                for side in shape
+            )
+        ):
+            raise ValueError(
+                "The 'board_shape' parameter of GameSpec must be None or (rows, columns), two "
+                f"ints from 1. Got {shape!r} instead."
+            )
+        check_instance(self.params, "params", owner, Mapping, "a mapping of names to values")
 
 
 def is_player(value: object, players: int) -> bool:
