@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from mctslab.games._base import State
+from mctslab.games._base import GameOverError, State
 
 
 class RandomPlayer:
@@ -19,6 +19,8 @@ class RandomPlayer:
         """Random play needs no preparation."""
 
     def choose(self, state: State) -> int:
+        if state.is_terminal():
+            raise GameOverError(f"The game is over; there is no move to choose.\n{state}")
         return self._rng.choice(state.legal_moves())
 
     def observe(self, move: int) -> None:
