@@ -588,3 +588,28 @@ def test_play_games_plays_a_game_of_ones_own_from_its_position() -> None:
     finished.play("1:1")
     with pytest.raises(ValueError, match="needs a position with moves to play"):
         play_games(finished, a, b)
+
+
+@njit(RETURNS_SIG, cache=True)
+def win_rates(state, out):  # type: ignore[no-untyped-def]
+    """1 for whoever took the last stone, 0 for the other: each player's win rate."""
+    out[:] = 0.0
+    if is_terminal(state):
+        out[1 - state[TO_MOVE]] = 1.0
+
+
+class WinRates(NimState):
+    kernel = NimState.kernel._replace(returns=win_rates)
+    __slots__ = ()
+
+
+def test_returns_that_break_the_specs_zero_sum_are_refused_before_the_search() -> None:
+    # Win rates in [0, 1] declared zero-sum: the generic engine and check_game refused
+    # them, the compiled engine searched on (its loop checks only the return steps).
+    start = make_nim(3, 4)
+    spec = dataclasses.replace(start.spec, min_return=0.0)
+    state = WinRates(spec, start.data.copy())
+    with pytest.raises(ValueError, match="which do not sum to 0 though its spec says zero_sum"):
+        FastMCTS(SearchConfig(seed=1)).search(state, Budget(iterations=100))
+    fine = WinRates(dataclasses.replace(spec, zero_sum=False), start.data.copy())
+    assert FastMCTS(SearchConfig(seed=1)).search(fine, Budget(iterations=100)).simulations == 100

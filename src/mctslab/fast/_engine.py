@@ -24,7 +24,7 @@ from mctslab._validation import check_float, check_instance, check_int, physical
 from mctslab.core.config import SETTLED_AFTER, Budget, Playout, SearchConfig
 from mctslab.core.engine import Progress, search_budget
 from mctslab.core.result import SearchResult
-from mctslab.core.search import not_legal_at_root, return_scale
+from mctslab.core.search import check_returns, not_legal_at_root, return_scale
 from mctslab.core.tree_view import TreeView, build_tree_view, no_tree
 from mctslab.fast._loop import (
     COINFLIP,
@@ -493,6 +493,12 @@ def check_searchable(state: State) -> None:
         raise ValueError(f"Cannot search a finished game (is_terminal() is true).\n{state}")
     spec = state.spec
     return_scale(spec)
+    # One game played to its end, its returns checked as the generic engine checks each
+    # (the loop checks only that they are on the spec's steps): a game declared zero-sum
+    # whose returns are each player's win rate is found here, not in wrong proofs.
+    end = state.clone()
+    end.random_playout(seed=0)
+    check_returns(end.returns(), end)
     if spec.num_actions > MAX_ACTIONS:
         raise ValueError(
             f"The compiled engine stores moves as int16; {spec.name!r} has "
