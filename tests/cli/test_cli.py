@@ -224,7 +224,13 @@ def test_analyze_draws_a_compact_board_in_a_narrow_terminal(
         (["analyze", "gomoku", "--size", "40"], "The 'size' parameter of gomoku"),
         (["analyze", "gomoku", "--size", "3"], "must be an int in [5, 19]"),
         (["analyze", "gomoku", "--size", "7", "--k", "9"], "The 'k' parameter of gomoku"),
-        (["analyze", "othello", "--k", "4"], "Unknown parameter(s) 'k' for game 'othello'"),
+        (["analyze", "othello", "--k", "4"], "--k: not an option of othello; its options: none."),
+        # In the command line's terms: numbers' "moves" parameter has no option (before,
+        # "accepted: turns, moves, goal", though --moves is the moves played).
+        (
+            ["analyze", "numbers", "--start", "4"],
+            "--start: not an option of numbers; its options: --turns, --goal.",
+        ),
         (["analyze", "tictactoe", "--moves", "b2 b2"], "--moves: move 2 ('b2'): 'b2' is not legal"),
         (["analyze", "tictactoe", "--moves", "q7"], "is not a move in tictactoe notation"),
         (["analyze", "tictactoe", "--iterations", "0"], "'--iterations'"),

@@ -21,6 +21,7 @@ from mctslab._interrupt import noticing_ctrl_c
 from mctslab._validation import physical_mib
 from mctslab.core.config import MAX_SEED, Budget, SearchConfig
 from mctslab.games import State, available_games, make
+from mctslab.games._registry import parameters
 from mctslab.players.mcts import ENGINES, MCTSPlayer
 from mctslab.protocols.gtp import GAMES as GTP_GAMES
 from mctslab.records import parse_moves
@@ -259,6 +260,15 @@ def new_state(
         "goal": goal,
     }
     params: dict[str, Any] = {name: value for name, value in given.items() if value is not None}
+    if game in available_games():
+        # In the command line's terms: numbers' parameter "moves" has no option here.
+        offered = [f"--{name}" for name in parameters(game) if name in given]
+        unknown = [f"--{name}" for name in params if f"--{name}" not in offered]
+        if unknown:
+            fail(
+                f"{', '.join(unknown)}: not an option of {game}; its options: "
+                f"{', '.join(offered) or 'none'}."
+            )
     try:
         return make(game, **params)
     except ValueError as error:

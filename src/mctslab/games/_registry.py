@@ -23,6 +23,17 @@ def available_games() -> list[str]:
     return list(_GAMES)
 
 
+def parameters(name: str) -> list[str]:
+    """The parameters :func:`make` takes for the game ``name`` (a name it knows)."""
+    return list(inspect.signature(_module(name).make).parameters)
+
+
+def _module(name: str) -> Any:
+    if name not in _GAMES:
+        raise ValueError(f"Unknown game {name!r}; available games: {', '.join(available_games())}.")
+    return importlib.import_module(_GAMES[name])
+
+
 def make(name: str, **params: Any) -> State:
     """A new game in its start position, e.g. ``make("gomoku", size=8, k=5)``.
 
@@ -35,10 +46,8 @@ def make(name: str, **params: Any) -> State:
       (5 to 19), ``k=5`` stones in a row;
     - ``othello``, ``connect4``, ``tictactoe``: none.
     """
-    if name not in _GAMES:
-        raise ValueError(f"Unknown game {name!r}; available games: {', '.join(available_games())}.")
-    factory = importlib.import_module(_GAMES[name]).make
-    accepted = list(inspect.signature(factory).parameters)
+    factory = _module(name).make
+    accepted = parameters(name)
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         raise ValueError(
