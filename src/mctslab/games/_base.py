@@ -28,7 +28,7 @@ from mctslab._jit import (
     first_outside,
     new_rng,
 )
-from mctslab._validation import check_instance, check_int
+from mctslab._validation import check_instance, check_int, invalid
 
 
 class IllegalMoveError(ValueError):
@@ -122,7 +122,8 @@ class GameSpec:
                 "The 'board_shape' parameter of GameSpec must be None or (rows, columns), two "
                 f"ints from 1. Got {shape!r} instead."
             )
-        check_instance(self.params, "params", owner, Mapping, "a mapping of names to values")
+        if not isinstance(self.params, Mapping):
+            raise invalid("params", owner, "a mapping of names to values", self.params)
 
 
 def is_player(value: object, players: int) -> bool:
