@@ -8,6 +8,7 @@ import gc
 import io
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -856,6 +857,20 @@ def arena_with_a_gtp_engine(
         main()
     assert stop.value.code == 1
     return str(capsys.readouterr().err)
+
+
+def test_a_game_that_fails_is_an_error_line_then_its_traceback(tmp_path: Path) -> None:
+    # The traceback is what tells where a game broke; it is in no record. (A tree of
+    # 0.001 MiB cannot hold the root's moves: the search refuses the budget.)
+    args = ["arena", "gomoku", "--size", "7", "-p", "mcts:memory_mb=0.001,iterations=10"]
+    args += ["-p", "random", "--games", "2", "--out", str(tmp_path / "run.jsonl")]
+    args += ["--workers", "2"]  # with one, the arena refuses the budget before any game
+    code, output = run(*args)
+    assert code == 2
+    assert re.search(r"^Error: Game \d stopped on an error: ValueError: ", output)
+    assert "Traceback (most recent call last):" in output
+    # Not a mistake in the command line: no pointer to the help.
+    assert "--help" not in output
 
 
 @pytest.mark.usefixtures("main_returned")

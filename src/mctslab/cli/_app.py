@@ -7,12 +7,10 @@ import sys
 from typing import Annotated
 
 import typer
-from rich.text import Text
 
 from mctslab import __version__
 from mctslab.cli import analyze, arena, bench, brain, countdown, gtp, nboard, numbers, play, serve
 from mctslab.cli._options import error as print_error
-from mctslab.cli._options import error_console
 from mctslab.cli._usage import Command, Group
 from mctslab.protocols import EngineError
 
@@ -69,11 +67,7 @@ def run() -> None:
     try:
         app()
     except EngineError as error:  # an external engine would not start, died or broke its protocol
-        # The Error: line, then what the engine said last (its own lines, kept whole).
-        first, _, exchanged = str(error).partition("\n")
-        print_error(first)
-        if exchanged:
-            error_console.print(Text(exchanged), soft_wrap=True)
+        print_error(str(error))
         sys.exit(1)
     finally:
         # Only the exit is left. The collector's passes at interpreter shutdown

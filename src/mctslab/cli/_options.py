@@ -148,10 +148,9 @@ def counted(number: int, noun: str, plural: str | None = None) -> str:
 
 def error(message: str) -> None:
     """Print ``message`` as an error, on one line: the terminal wraps it, and a path in it
-    stays whole in a log or a pipe. A library message's further lines (the board drawn
-    after an illegal move) are left out: the command line names the position already."""
-    first = message.split("\n", 1)[0]
-    error_console.print(Text("Error:", style="bold red"), first, soft_wrap=True)
+    stays whole in a log or a pipe. Lines the message carries after its first (a failed
+    game's traceback, what a program said) follow it whole."""
+    error_console.print(Text("Error:", style="bold red"), message, soft_wrap=True)
 
 
 def interrupted(message: str = "Interrupted.") -> NoReturn:
@@ -184,11 +183,13 @@ def searches_until_ctrl_c(player: MCTSPlayer) -> Iterator[Callable[[], bool]]:
 help_hint: ContextVar[str | None] = ContextVar("help_hint", default=None)
 
 
-def fail(message: str) -> NoReturn:
-    """Print ``message`` as an error, then where the command's help is; exit with status 2."""
+def fail(message: str, *, mistake: bool = True) -> NoReturn:
+    """Print ``message`` as an error and exit with status 2; a ``mistake`` in the command
+    line is followed by where the command's help is, a failure of the work (a game that
+    broke, a plot that could not be drawn) is not."""
     error(message)
     hint = help_hint.get()
-    if hint is not None:
+    if mistake and hint is not None:
         error_console.print(hint, soft_wrap=True)
     raise typer.Exit(2)
 
@@ -291,7 +292,9 @@ def play_moves(state: State, moves: str | None, played: list[int] | None = None)
     try:
         ids = parse_moves(state, " ".join(re.findall(pattern, moves or "")))
     except ValueError as error:
-        fail(f"--moves: {error}")
+        # The library draws the board below its message; the command line names the moves.
+        first_line = str(error).split("\n", 1)[0]
+        fail(f"--moves: {first_line}")
     for move in ids:
         state.apply(move)
     if played is not None:

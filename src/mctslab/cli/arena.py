@@ -147,7 +147,7 @@ def arena(
             )
             raise typer.Exit(130) from None
         except (GameFailed, ValueError) as error:  # a crashed game, no balanced opening found
-            opt.fail(str(error))
+            opt.fail(str(error), mistake=False)
         finally:
             if isinstance(backend, RayCluster):
                 backend.close()
@@ -212,7 +212,7 @@ def _backend(workers: int | None, ray: str | None) -> Backend:
         except ImportError as error:
             opt.fail(str(error))
         except Exception as error:  # Ray's own errors: no cluster at the address, and so on
-            opt.fail(f"cannot start or reach Ray at {ray!r}: {error}")
+            opt.fail(f"cannot start or reach Ray at {ray!r}: {error}", mistake=False)
     if (workers or 1) == 1:
         return InProcess()
     return ProcessPool(workers or 1)
@@ -395,5 +395,5 @@ def _plot(match: Match, results: list[PointResult], path: Path) -> None:
             sprt=match.sprt,
         )
     except (OSError, RuntimeError) as error:  # an unwritable place; pgf without LaTeX
-        opt.fail(f"cannot draw the plot to {path} (the record is kept): {error}")
+        opt.fail(f"cannot draw the plot to {path} (the record is kept): {error}", mistake=False)
     opt.error_console.print(f"Plot written to {path}", soft_wrap=True)

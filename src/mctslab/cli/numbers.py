@@ -189,7 +189,7 @@ def _draw(engine: Any, state: NumbersState, path: Path, depth: int, top: int, si
     try:
         written = render_tree(view, path, title=title)
     except (RuntimeError, OSError) as error:
-        opt.fail(f"cannot draw the tree to {path}: {error}")
+        opt.fail(f"cannot draw the tree to {path}: {error}", mistake=False)
     opt.error_console.print(
         "Search tree written to " + ", ".join(map(str, written)), soft_wrap=True
     )
