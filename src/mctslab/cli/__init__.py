@@ -3,28 +3,37 @@
 Only :func:`main` is here, light to import: the commands import the games,
 whose compiled rules numba builds when their modules are first imported on an
 installation (about half a minute, cached on disk after), and ``main`` says so
-before that happens.
+while that happens.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 
 from mctslab._interrupt import noticing_ctrl_c
+
+#: Seconds the commands may take to load before the compile notice is shown: loading
+#: them from numba's cache takes well under one.
+NOTICE_AFTER = 2.0
+
+
+def _notice() -> None:
+    print(
+        "mctslab: compiling the games' rules, once for this installation (about half a minute)...",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def main() -> None:
     """Entry point of the ``mctslab`` console script; it ends the process (the collector
     is frozen on the way out), so it is not for calling from a program that goes on."""
-    from mctslab import fast  # the engine's loop, not the games
-
-    if not fast.is_warm():
-        print(
-            "mctslab: compiling the games' rules, once for this installation "
-            "(about half a minute)...",
-            file=sys.stderr,
-            flush=True,
-        )
+    # Whether numba's cache holds the games is its own business: a load that takes
+    # long is a compile, and is said so while it goes on.
+    notice = threading.Timer(NOTICE_AFTER, _notice)
+    notice.daemon = True
+    notice.start()
     with noticing_ctrl_c() as pressed:
         try:
             from mctslab.cli._app import run
@@ -35,4 +44,6 @@ def main() -> None:
                 raise
             print("Interrupted.", file=sys.stderr)
             sys.exit(130)
+        finally:
+            notice.cancel()
     run()
