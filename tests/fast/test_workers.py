@@ -50,13 +50,19 @@ def test_merged_visits_add_up_and_reuse_goes_on(pool: FastMCTS) -> None:
     assert sum(m.visits for m in second.moves) == kept - 2 + 1000
 
 
-def test_prepare_loads_a_game_in_every_worker_and_forgets_its_search(pool: FastMCTS) -> None:
-    # The game is loaded by a search of one simulation a worker; the next
-    # search of the same position keeps nothing of it (trees are reused).
-    state = make("gomoku", size=8)
-    pool.prepare(state)
-    result = pool.search(state, Budget(iterations=500))
-    assert result.simulations == sum(m.visits for m in result.moves) == 500
+@pytest.mark.parametrize("workers", [1, 2])
+def test_prepare_loads_a_game_and_forgets_its_search_and_random_numbers(workers: int) -> None:
+    # The game is loaded by a search of one simulation a process, forgotten with
+    # the random numbers it drew: a seeded search after it is the one without it
+    # (before, the first seeded move of `mctslab gtp --seed 1` changed).
+    def first_search(prepared: bool) -> SearchResult:
+        with FastMCTS(SearchConfig(seed=3), workers=workers) as engine:
+            if prepared:
+                engine.prepare(make("gomoku", size=8))
+            result = engine.search(make("gomoku", size=8), Budget(iterations=2000))
+        return dataclasses.replace(result, seconds=0.0)
+
+    assert first_search(True) == first_search(False)
 
 
 def test_forced_move_found(pool: FastMCTS) -> None:

@@ -209,17 +209,21 @@ class FastMCTS:
         engine protocol, a timed game) calls this first, so that its first
         move's time is all searching (starting two workers takes seconds).
         With a ``state``, its game is loaded too, in every process, by a
-        search of one simulation each that is then forgotten: a worker
-        otherwise imports the game and loads its compiled rules within its
-        first move (about 0.1 to 0.2 s for Gomoku, outside that move's clock).
+        search of one simulation each that is then forgotten, its random
+        numbers too (a seeded search after it is the one without it): a
+        worker otherwise imports the game and loads its compiled rules
+        within its first move (about 0.1 to 0.2 s for Gomoku, outside that
+        move's clock).
         """
         if self.workers > 1:
-            self._workers()
-        else:
-            warm_up()
+            self._workers().prepare(state)
+            return
+        warm_up()
         if state is not None:
-            self.search(state, Budget(iterations=self.workers))
+            stream = self._rng.copy()
+            self.search(state, Budget(iterations=1))
             self.reset()
+            self._rng[:] = stream
 
     def _workers(self) -> WorkerPool:
         """The worker pool, started (after compiling, so that workers load the code) if need be."""

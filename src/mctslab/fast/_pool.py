@@ -170,6 +170,11 @@ class WorkerPool:
         )
         return self._result(state, merged, perf_counter() - start)
 
+    def prepare(self, state: State | None) -> None:
+        """Have every worker load ``state``'s game now (see :meth:`FastMCTS.prepare`)."""
+        if state is not None:
+            self._broadcast(("prepare", state))
+
     def advance(self, move: int) -> None:
         """Re-root every worker's tree at ``move``."""
         self._broadcast(("advance", move))
@@ -274,6 +279,9 @@ def _serve(connection: Connection, config: SearchConfig, progress_interval: floa
                     lines=LINES_PER_WORKER,
                 )
                 connection.send(("done", stats))
+            elif request[0] == "prepare":
+                engine.prepare(request[1])
+                connection.send(("ok",))
             elif request[0] == "advance":
                 engine.advance(request[1])
                 connection.send(("ok",))
