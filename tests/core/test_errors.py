@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import multiprocessing
 import re
 from dataclasses import replace
 
@@ -49,7 +50,7 @@ def test_budget_must_be_a_budget() -> None:
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        ({"stop": True}, "'stop' parameter of {}.search must be a threading.Event"),
+        ({"stop": True}, "'stop' parameter of {}.search must be an event with is_set(), such"),
         ({"progress": 5}, "'progress' parameter of {}.search must be a function of the interim"),
     ],
 )
@@ -60,6 +61,14 @@ def test_stop_and_progress_are_checked_before_searching(
     # compiled engine, a search short enough) no error at all.
     with pytest.raises(ValueError, match=re.escape(message.format(engine.__name__))):
         engine().search(position(""), Budget(iterations=10), **arguments)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("engine", [MCTS, FastMCTS])
+def test_any_event_with_is_set_stops_a_search(engine: type[MCTS | FastMCTS]) -> None:
+    stop = multiprocessing.Event()
+    stop.set()
+    result = engine().search(position(""), Budget(iterations=100_000), stop=stop)
+    assert result.stopped_by == "stopped"
 
 
 def test_config_values_are_checked() -> None:

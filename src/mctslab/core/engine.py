@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-from mctslab._validation import check_callable, check_instance
+from mctslab._validation import check_callable, check_instance, invalid
 from mctslab.core.config import Budget
 from mctslab.core.result import SearchResult
 from mctslab.games._base import State
@@ -49,7 +49,8 @@ def search_budget(
     """The budget a search of ``owner`` runs to, its other arguments checked (ValueError)."""
     if progress is not None:
         check_callable(progress, "progress", owner, "a function of the interim SearchResult")
-    if stop is not None:
-        check_instance(stop, "stop", owner, threading.Event, "a threading.Event")
+    if stop is not None and not callable(getattr(stop, "is_set", None)):
+        # A threading.Event, or one of multiprocessing's: whatever has is_set().
+        raise invalid("stop", owner, "an event with is_set(), such as a threading.Event", stop)
     budget = Budget() if budget is None else budget
     return check_instance(budget, "budget", owner, Budget, "a Budget").effective()
