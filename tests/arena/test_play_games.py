@@ -94,6 +94,10 @@ def test_players_sharing_one_engine_are_refused(engine: type[MCTS] | type[FastMC
         play_games("tictactoe", a, b)
     own = MCTSPlayer(engine(SearchConfig(seed=2)), budget=Budget(iterations=300))
     assert len(play_games("tictactoe", a, own)) == 2
+    # An engine that keeps no tree between searches has none to advance twice.
+    treeless = engine(SearchConfig(seed=1, reuse_tree=False))
+    c, d = (MCTSPlayer(treeless, budget=Budget(iterations=300)) for _ in range(2))
+    assert len(play_games("tictactoe", c, d)) == 2
 
 
 def test_a_game_for_the_generic_engine_only_is_refused_saying_what_is_played() -> None:

@@ -265,16 +265,20 @@ def play_games(
 
 
 def _check_own_engines(first: Player, second: Player, names: str, owner: str) -> None:
-    """Raise ValueError if the two players search with one engine (an MCTSPlayer's ``engine``).
+    """Raise ValueError if the two players search with one engine (an MCTSPlayer's ``engine``)
+    that keeps its tree between searches.
 
-    Each seat is told every move, and an engine keeps one tree: shared, it is
-    advanced twice a move, and its next search fails on a move it does not have.
+    Each seat is told every move, and such an engine keeps one tree: shared, it
+    is advanced twice a move, and its next search fails on a move it does not
+    have. An engine with ``reuse_tree=False`` keeps none and may be shared.
     """
     engine = getattr(first, "engine", None)
-    if engine is not None and engine is getattr(second, "engine", None):
+    keeps_tree = getattr(getattr(engine, "config", None), "reuse_tree", True)
+    if engine is not None and engine is getattr(second, "engine", None) and keeps_tree:
         raise ValueError(
             f"Players {names} of {owner} share one engine: each player keeps its own tree in "
-            "its engine and is told every move, so give each player an engine of its own."
+            "its engine and is told every move, so give each player an engine of its own "
+            "(or share one with reuse_tree=False, which keeps no tree)."
         )
 
 
