@@ -215,3 +215,14 @@ def test_a_budget_with_iterations_or_seconds_does_not_stop_when_settled() -> Non
         make("countdown", start=14), Budget(iterations=50_000, max_nodes=10**6)
     )
     assert (result.stopped_by, result.simulations) == ("iterations", 50_000)
+
+
+def test_max_nodes_alone_beyond_the_default_arrays_stops_when_they_are_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Arrays of DEFAULT_TREE_MB (1 MiB here) cannot hold 10**7 nodes: the search
+    # ends when they are full, as a memory budget's does (before: "settled" once
+    # the full tree stopped growing, though it was full, not settled).
+    monkeypatch.setattr("mctslab.fast._engine.DEFAULT_TREE_MB", 1.0)
+    result = engine().search(make("gomoku", size=8), Budget(max_nodes=10**7))
+    assert result.stopped_by == "memory" and result.nodes < 10**7

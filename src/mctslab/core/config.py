@@ -26,9 +26,9 @@ class Budget:
     With nothing set, :data:`DEFAULT_ITERATIONS` iterations are run. A budget
     of tree size alone (``max_nodes`` or ``memory_mb``) also ends once
     :data:`SETTLED_AFTER` simulations in a row add no node
-    (``stopped_by="settled"``): the search then keeps to lines already in
-    the tree, all the way to the game's end, and a small game's tree might
-    take hours to fill or never fill at all.
+    (``stopped_by="settled"``): the search keeps to lines it has already
+    followed to the game's end (a small game, a decided position), and the
+    tree might take hours to fill, or never fill.
     """
 
     iterations: int | None = None

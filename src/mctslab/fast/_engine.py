@@ -85,7 +85,8 @@ class FastMCTS:
     UCB1-Tuned and RAVE, whose AMAF tables also take a quarter of the
     budget); ``max_nodes`` stops the search at that many nodes. Without
     either the arrays reserve :data:`DEFAULT_TREE_MB` and, once full, the
-    search goes on without adding nodes. Each worker gets an equal share of
+    search goes on without adding nodes (stops, ``"memory"``, when
+    ``max_nodes`` alone is its budget). Each worker gets an equal share of
     node and memory limits. Between searches the engine keeps one tree (with
     ``reuse_tree``). A search from a kept tree's child (after :meth:`advance`)
     first copies that subtree into a tree of its own: during the copy the
@@ -546,7 +547,10 @@ def tree_size(budget: Budget, node_bytes: int, root_moves: int) -> tuple[int, in
     each of its ``root_moves`` moves (the root's block holds them all).
     """
     if budget.memory_mb is None:
-        return int(DEFAULT_TREE_MB * _MIB) // node_bytes, SIMULATE_WHEN_FULL, None
+        capacity = int(DEFAULT_TREE_MB * _MIB) // node_bytes
+        if budget.sized_only:  # max_nodes alone, more than fit: a full tree ends it too
+            return capacity, STOP_WHEN_FULL, "memory"
+        return capacity, SIMULATE_WHEN_FULL, None
     if budget.memory_mb > physical_mib():
         raise ValueError(
             f"The 'memory_mb' budget of {budget.memory_mb:g} MiB per tree is more than this "
