@@ -12,7 +12,7 @@ import pytest
 from mctslab import SearchResult, make
 from mctslab.core import Budget, SearchConfig
 from mctslab.fast import FastMCTS
-from mctslab.fast._pool import split_budget, worker_seed
+from mctslab.fast._pool import _rebuilt, split_budget, worker_seed
 from mctslab.games import IllegalMoveError
 from tests.core.tictactoe_minimax import best_moves, position
 
@@ -138,3 +138,11 @@ def test_a_failing_progress_callback_closes_the_pool(pool: FastMCTS) -> None:
     assert pool._pool is not None and not pool._pool.alive
     # The next search starts new workers.
     assert pool.search(position(""), Budget(iterations=100)).simulations == 100
+
+
+def test_a_worker_error_of_a_class_that_takes_more_than_a_message_comes_back() -> None:
+    # UnicodeDecodeError is a ValueError that needs five arguments: rebuilt from its
+    # message alone it failed with a TypeError of its own.
+    error = _rebuilt(UnicodeDecodeError, "bad byte")
+    assert type(error) is ValueError and str(error) == "bad byte"
+    assert type(_rebuilt(IllegalMoveError, "no")) is IllegalMoveError

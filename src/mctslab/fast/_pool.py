@@ -217,7 +217,7 @@ class WorkerPool:
                 'if __name__ == "__main__": (a worker imports the script anew).'
             ) from None
         if message[0] == "invalid":
-            raise message[1](message[2])
+            raise _rebuilt(message[1], message[2])
         if message[0] == "error":
             self.close()
             raise WorkerError(f"A search worker failed:\n{message[1]}")
@@ -289,10 +289,23 @@ def _serve(connection: Connection, config: SearchConfig, progress_interval: floa
                 engine.reset()
                 connection.send(("ok",))
         except ValueError as error:
-            # Its kind too (IllegalMoveError, say), as an engine on one thread raises it.
-            connection.send(("invalid", type(error), str(error)))
+            # Its kind too (IllegalMoveError, say), as an engine on one thread raises it;
+            # a class the main process could not import goes as a plain ValueError.
+            try:
+                connection.send(("invalid", type(error), str(error)))
+            except Exception:
+                connection.send(("invalid", ValueError, str(error)))
         except Exception:
             connection.send(("error", traceback.format_exc()))
+
+
+def _rebuilt(kind: type[ValueError], message: str) -> ValueError:
+    """A worker's error of class ``kind`` again, or a plain ValueError where ``kind`` takes
+    more than its message (UnicodeDecodeError, say)."""
+    try:
+        return kind(message)
+    except Exception:
+        return ValueError(message)
 
 
 def _report(connection: Connection, config: SearchConfig, tree: Tree, simulations: int) -> None:
