@@ -50,6 +50,9 @@ def _ipv6_loopback() -> bool:
     ("host", "shown"),
     [
         (None, "127.0.0.1"),
+        # Every interface: the board is reached here at the loopback address (a browser
+        # may refuse http://0.0.0.0/).
+        ("0.0.0.0", "127.0.0.1"),
         pytest.param(
             "::1",
             "[::1]",

@@ -34,8 +34,10 @@ def serve(
     if engine == "compiled":
         opt.compile_engine()
     # The address listened on, as given: "localhost" can resolve to ::1 first, where a board
-    # on 127.0.0.1 is not. An IPv6 address is written in brackets in a URL.
-    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+    # on 127.0.0.1 is not. A wildcard (every interface) is reached at this machine's own
+    # loopback address; an IPv6 address is written in brackets in a URL.
+    shown = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+    url = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}/"
     opt.console.print(f"mctslab board at {url}  (Ctrl-C to stop)")
     if open_browser:
         webbrowser.open(url)
