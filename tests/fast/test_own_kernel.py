@@ -25,6 +25,7 @@ from mctslab.arena import play_games
 from mctslab.core import MCTS
 from mctslab.fast import FastMCTS
 from mctslab.games import ConformanceError, check_game
+from mctslab.games._base import list_moves
 from mctslab.kernel import (
     APPLY_SIG,
     LEGAL_MOVES_SIG,
@@ -613,3 +614,10 @@ def test_returns_that_break_the_specs_zero_sum_are_refused_before_the_search() -
         FastMCTS(SearchConfig(seed=1)).search(state, Budget(iterations=100))
     fine = WinRates(dataclasses.replace(spec, zero_sum=False), start.data.copy())
     assert FastMCTS(SearchConfig(seed=1)).search(fine, Budget(iterations=100)).simulations == 100
+
+
+def test_a_negative_count_of_moves_is_named_as_such() -> None:
+    # Before: "listed -1 moves, more than spec.num_actions".
+    state = make_nim(1, 2)
+    with pytest.raises(ValueError, match=r"^nim: Kernel\.legal_moves listed -1 moves: a count"):
+        list_moves(lambda data, out: -1, state.data, state.spec, "legal_moves")

@@ -281,16 +281,18 @@ def list_moves(function: Any, data: np.ndarray, spec: GameSpec, field: str) -> l
     out = np.empty(size + SPARE_MOVES, dtype=np.int64)
     count = int(function(data, out))
     what = f"{spec.name}: Kernel.{field}"
-    if not 0 <= count <= size:
+    if count < 0:
+        raise ValueError(f"{what} listed {count} moves: a count of moves is 0 or more.")
+    if count > size:
         raise ValueError(
             f"{what} listed {count} moves, more than spec.num_actions ({size}): the spec "
-            "must count every move id of the game"
+            "must count every move id of the game."
         )
     bad = first_outside(out, count, size)
     if bad >= 0:
         raise ValueError(
             f"{what} lists move id {out[bad]}, outside the move ids 0 to {size - 1} "
-            "(spec.num_actions)"
+            "(spec.num_actions)."
         )
     return out[:count].tolist()
 

@@ -73,8 +73,7 @@ def render_tree(view: TreeView, path: str | Path, *, title: str = "") -> list[Pa
     written = [dot_file]
     image_format = target.suffix.lstrip(".").lower()
     if image_format in {"svg", "png", "pdf"} and shutil.which("dot"):
-        import graphviz
-
+        graphviz = require_graphviz()
         # Piped, so that graphviz leaves no intermediate source file beside the picture
         # (render() left one where it could not write the picture).
         try:
