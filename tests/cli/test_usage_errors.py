@@ -106,3 +106,11 @@ def test_a_caller_that_handles_errors_gets_them_as_exceptions() -> None:
     with pytest.raises(typer.TyperException) as raised:
         typer.main.get_command(app).main(["frob"], "mctslab", standalone_mode=False)
     assert raised.value.format_message() == "No such command 'frob'."
+
+
+def test_the_application_is_still_mctslab_cli_app() -> None:
+    # For a program that runs the commands (CliRunner, say): the entry point moved the
+    # commands to mctslab.cli._app, which mctslab.cli loads when app is asked for.
+    from mctslab import cli
+
+    assert cli.app is app

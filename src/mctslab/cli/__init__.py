@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from typing import Any
 
 from mctslab._interrupt import noticing_ctrl_c
 
@@ -47,3 +48,12 @@ def main() -> None:
         finally:
             notice.cancel()
     run()
+
+
+def __getattr__(name: str) -> Any:
+    """``mctslab.cli.app``, the Typer application, loaded when asked for (it loads the games)."""
+    if name == "app":
+        from mctslab.cli._app import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
