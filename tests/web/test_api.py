@@ -185,6 +185,27 @@ def test_a_finished_game_lets_the_ai_tree_go() -> None:
         store.close()
 
 
+def test_a_deleted_game_s_search_that_waits_for_a_thread_never_starts() -> None:
+    # Before, it stayed queued and started once a thread was free, only to stop at once:
+    # a client that made, searched and deleted games in a loop could grow the queue.
+    store = SessionStore("python", search_threads=1)
+    release = threading.Event()
+    try:
+        _, blocker = store.workers.submit(release.wait)  # the only thread is busy
+        session = store.new_game(make("tictactoe"), [], 1, Budget(iterations=100))
+        assert session.start_search("ai", store.workers)["queued"] is True
+        assert session._task is not None
+        task = session._task[1]
+        store.delete(session.id)
+        assert task.cancelled() and not session.searching
+        release.set()
+        blocker.result(timeout=10)
+        assert store.workers._busy == 0
+    finally:
+        release.set()
+        store.close()
+
+
 def test_a_deleted_game_frees_its_ai_tree_at_once() -> None:
     # Measured through the API (benchmarks/web_memory.py), each game made, searched and deleted
     # left its compiled tree to the garbage collector's next full pass (a reference cycle in

@@ -14,7 +14,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -96,13 +96,21 @@ class SearchWorkers:
         self._lock = threading.Lock()
         self._busy = 0  # submitted and not finished
 
-    def submit(self, task: Callable[[], None]) -> bool:
-        """Run ``task`` in a worker thread; True when it has to wait for a free one first."""
+    def submit(self, task: Callable[[], None]) -> tuple[bool, Future[None]]:
+        """Run ``task`` in a worker thread: whether it has to wait for a free one first, and
+        its future (for :meth:`cancel`)."""
         with self._lock:
             waits = self._busy >= self.threads
             self._busy += 1
-        self._executor.submit(self._run, task)
-        return waits
+        return waits, self._executor.submit(self._run, task)
+
+    def cancel(self, future: Future[None]) -> bool:
+        """Drop a task that still waits for a thread; False if it has begun (or ended)."""
+        if not future.cancel():
+            return False
+        with self._lock:
+            self._busy -= 1
+        return True
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=True)
@@ -129,6 +137,8 @@ class GameSession:
         self._subscribers: set[_Subscriber] = set()
         self._searching: SearchKind | None = None
         self._queued = False  # the search waits for a free worker thread
+        #: The search's task and the threads it waits for, to drop it if the game closes first.
+        self._task: tuple[SearchWorkers, Future[None]] | None = None
         self._stop: threading.Event | None = None
         self._last_search: Message | None = None
         self._hint: Message | None = None
@@ -220,7 +230,8 @@ class GameSession:
             self._hint = None
             position, stop = self._state.clone(), self._stop
             # The task takes this lock first, so it cannot start before the snapshot is sent.
-            self._queued = workers.submit(lambda: self._search(kind, position, stop))
+            self._queued, task = workers.submit(lambda: self._search(kind, position, stop))
+            self._task = (workers, task)
             return self._changed()
 
     def stop_search(self) -> bool:
@@ -232,11 +243,15 @@ class GameSession:
             return True
 
     def close(self) -> None:
-        """Stop any search, end the live streams and release the engine."""
+        """Stop any search (one still waiting for a thread never starts), end the live streams
+        and release the engine."""
         with self._lock:
             self.closed = True
             if self._stop is not None:
                 self._stop.set()
+            if self._queued and self._task is not None and self._task[0].cancel(self._task[1]):
+                self._searching = self._stop = None
+                self._queued = False
             self._publish({"type": "closed"})
             self._subscribers.clear()
             if self._searching is None:
