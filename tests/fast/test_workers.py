@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -63,6 +64,21 @@ def test_prepare_loads_a_game_and_forgets_its_search_and_random_numbers(workers:
         return dataclasses.replace(result, seconds=0.0)
 
     assert first_search(True) == first_search(False)
+
+
+def test_prepare_refuses_a_state_a_worker_could_not_import(
+    pool: FastMCTS, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As a search does, before any worker is asked (a worker that failed to import the
+    # game died, and the message spoke of a script's __main__ guard).
+    class Interactive(type(make("tictactoe"))):  # type: ignore[misc]
+        __slots__ = ()
+
+    Interactive.__module__ = "__main__"  # as in python -c or a notebook, with no file
+    monkeypatch.setattr(sys.modules["__main__"], "__file__", "<stdin>", raising=False)
+    state = make("tictactoe")
+    with pytest.raises(ValueError, match="defined in an interactive session"):
+        pool.prepare(Interactive(state.spec, state.data.copy()))
 
 
 def test_forced_move_found(pool: FastMCTS) -> None:

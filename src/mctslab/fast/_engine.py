@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import os
 import sys
-import threading
 from collections.abc import Callable
 from time import perf_counter
 from types import TracebackType
@@ -22,7 +21,7 @@ import numpy as np
 from mctslab._jit import new_rng
 from mctslab._validation import check_float, check_instance, check_int, physical_mib
 from mctslab.core.config import SETTLED_AFTER, Budget, Playout, SearchConfig
-from mctslab.core.engine import Progress, search_budget
+from mctslab.core.engine import Progress, StopEvent, search_budget
 from mctslab.core.result import SearchResult
 from mctslab.core.search import check_returns, not_legal_at_root, return_scale
 from mctslab.core.tree_view import TreeView, build_tree_view, no_tree
@@ -128,7 +127,7 @@ class FastMCTS:
         budget: Budget | None = None,
         *,
         progress: Progress | None = None,
-        stop: threading.Event | None = None,
+        stop: StopEvent | None = None,
     ) -> SearchResult:
         """Search from ``state`` (left untouched) and return the best move with its statistics."""
         budget = search_budget(budget, progress, stop, "FastMCTS.search")
@@ -217,6 +216,9 @@ class FastMCTS:
         move's clock).
         """
         if self.workers > 1:
+            if state is not None:  # refused here, as a search would, before any worker starts
+                check_searchable(state)
+                check_importable(state)
             self._workers().prepare(state)
             return
         warm_up()
