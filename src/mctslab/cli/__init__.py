@@ -21,7 +21,8 @@ NOTICE_AFTER = 2.0
 
 def _notice() -> None:
     print(
-        "mctslab: compiling the games' rules, once for this installation (about half a minute)...",
+        "mctslab: loading (the first run after installing compiles the games' rules: "
+        "about half a minute)...",
         file=sys.stderr,
         flush=True,
     )

@@ -184,14 +184,14 @@ help_hint: ContextVar[str | None] = ContextVar("help_hint", default=None)
 
 
 def fail(message: str, *, mistake: bool = True) -> NoReturn:
-    """Print ``message`` as an error and exit with status 2; a ``mistake`` in the command
-    line is followed by where the command's help is, a failure of the work (a game that
-    broke, a plot that could not be drawn) is not."""
+    """Print ``message`` as an error and exit: a ``mistake`` in the command line with status
+    2, followed by where the command's help is; a failure of the work (a game that broke,
+    a plot that could not be drawn) with status 1."""
     error(message)
     hint = help_hint.get()
     if mistake and hint is not None:
         error_console.print(hint, soft_wrap=True)
-    raise typer.Exit(2)
+    raise typer.Exit(2 if mistake else 1)
 
 
 def stdin_is_terminal() -> bool:
