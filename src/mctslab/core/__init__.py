@@ -5,7 +5,7 @@ games and on any plain-Python game with the members of :class:`GameState`.
 """
 
 from mctslab.core.config import COINFLIP_C, DEFAULT_ITERATIONS, Budget, SearchConfig
-from mctslab.core.engine import Engine, Progress
+from mctslab.core.engine import Engine, Progress, StopEvent
 from mctslab.core.node import BYTES_PER_NODE, Node, count_nodes
 from mctslab.core.policies import (
     TREE_POLICIES,
@@ -41,6 +41,7 @@ __all__ = [
     "SearchConfig",
     "SearchResult",
     "Simulation",
+    "StopEvent",
     "TreePolicy",
     "TreeView",
     "backpropagate",

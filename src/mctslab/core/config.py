@@ -128,10 +128,9 @@ class SearchConfig:
       before the other moves are all tried; None tries every move first
       (plain UCT). UCT policy only. A value a draw or a fair position
       reaches (0.5 or less) can hold the search on the first moves tried
-      for good, its exploration term keeping them above it: in 120 random
-      tic-tac-toe positions, searched with 20,000 simulations, ``fpu=0.5``
-      chose a move that perfect play would not in 17, 0.9, 1.0 and None in
-      none.
+      for good, its exploration term keeping them above it (on random
+      tic-tac-toe positions searched with 20,000 simulations, 0.5 chose moves
+      that perfect play would not, where 0.9, 1.0 and None did not).
     - ``bandit``: ``"ucb1"``, or ``"ucb1-tuned"`` whose exploration term
       follows each move's reward variance (Auer, Cesa-Bianchi & Fischer 2002;
       ``c`` scales it, sqrt(2) giving their formula).

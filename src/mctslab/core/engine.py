@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
@@ -13,6 +12,13 @@ from mctslab.games._base import State
 
 #: Called now and then during a search with the statistics so far.
 Progress = Callable[[SearchResult], None]
+
+
+class StopEvent(Protocol):
+    """What stops a search from outside: a ``threading.Event``, one of multiprocessing's,
+    or anything else that says whether it is set."""
+
+    def is_set(self) -> bool: ...
 
 
 @runtime_checkable
@@ -35,7 +41,7 @@ class Engine(Protocol):
         budget: Budget | None = None,
         *,
         progress: Progress | None = None,
-        stop: threading.Event | None = None,
+        stop: StopEvent | None = None,
     ) -> SearchResult: ...
 
     def advance(self, move: int) -> None: ...
@@ -44,7 +50,7 @@ class Engine(Protocol):
 
 
 def search_budget(
-    budget: Budget | None, progress: Progress | None, stop: threading.Event | None, owner: str
+    budget: Budget | None, progress: Progress | None, stop: StopEvent | None, owner: str
 ) -> Budget:
     """The budget a search of ``owner`` runs to, its other arguments checked (ValueError)."""
     if progress is not None:

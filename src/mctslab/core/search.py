@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import math
 import random
-import threading
 from collections.abc import Sequence
 from numbers import Integral
 from time import perf_counter
 
 from mctslab._validation import check_callable, check_float, check_instance
 from mctslab.core.config import SETTLED_AFTER, Budget, SearchConfig
-from mctslab.core.engine import Progress, search_budget
+from mctslab.core.engine import Progress, StopEvent, search_budget
 from mctslab.core.node import BYTES_PER_NODE, Node, count_nodes, mean_then_visits, visits_then_mean
 from mctslab.core.policies import (
     TREE_POLICIES,
@@ -143,7 +142,7 @@ class _Limits:
 
     __slots__ = ("deadline", "iterations", "node_reason", "nodes", "settled_after", "stop")
 
-    def __init__(self, budget: Budget, start: float, stop: threading.Event | None) -> None:
+    def __init__(self, budget: Budget, start: float, stop: StopEvent | None) -> None:
         self.iterations = math.inf if budget.iterations is None else budget.iterations
         self.deadline = math.inf if budget.seconds is None else start + budget.seconds
         self.nodes = math.inf if budget.max_nodes is None else budget.max_nodes
@@ -258,7 +257,7 @@ class MCTS:
         budget: Budget | None = None,
         *,
         progress: Progress | None = None,
-        stop: threading.Event | None = None,
+        stop: StopEvent | None = None,
     ) -> SearchResult:
         """Search from ``state`` (left untouched) and return the best move with its statistics."""
         budget = search_budget(budget, progress, stop, "MCTS.search")

@@ -33,7 +33,7 @@ from typing import Any, cast
 import numpy as np
 
 from mctslab.core.config import Budget, SearchConfig
-from mctslab.core.engine import Progress
+from mctslab.core.engine import Progress, StopEvent
 from mctslab.core.result import SearchResult
 from mctslab.fast._loop import warm_up
 from mctslab.fast._stats import LINES_PER_WORKER, RootStats, build_result, merge
@@ -109,7 +109,7 @@ class WorkerPool:
         budget: Budget,
         *,
         progress: Progress | None,
-        stop: threading.Event | None,
+        stop: StopEvent | None,
     ) -> SearchResult:
         """Search ``state`` in every worker with a share of ``budget``; merge at the root.
 
@@ -133,7 +133,7 @@ class WorkerPool:
         state: State,
         budget: Budget,
         progress: Progress | None,
-        stop: threading.Event | None,
+        stop: StopEvent | None,
     ) -> SearchResult:
         start = perf_counter()
         busy = []

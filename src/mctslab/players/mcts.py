@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import replace
 
 from mctslab._validation import check_choice, check_int, invalid
 from mctslab.core.config import Budget, SearchConfig
-from mctslab.core.engine import Engine, Progress
+from mctslab.core.engine import Engine, Progress, StopEvent
 from mctslab.core.result import SearchResult
 from mctslab.games._base import State
 
@@ -87,7 +86,7 @@ class MCTSPlayer:
         state: State,
         *,
         progress: Progress | None = None,
-        stop: threading.Event | None = None,
+        stop: StopEvent | None = None,
     ) -> SearchResult:
         """Search ``state`` and keep the result as ``last_result``.
 
