@@ -74,5 +74,7 @@ def test_serve_announces_the_address_it_listens_on(
     options = ["--engine", "python", "--port", str(port)]
     result = runner.invoke(app, ["serve", *options, *(["--host", host] if host else [])])
     assert result.exit_code == 0, result.output
-    assert f"mctslab board at http://{shown}:{port}/  (Ctrl-C to stop)" in result.output
+    everywhere = " (listening on every interface: other machines may connect)"
+    said = everywhere if host == "0.0.0.0" else ""
+    assert f"mctslab board at http://{shown}:{port}/{said}  (Ctrl-C to stop)" in result.output
     assert served == [{"host": host or "127.0.0.1", "port": port, "log_level": "warning"}]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 import webbrowser
 from typing import Annotated
@@ -36,12 +37,24 @@ def serve(
     # The address listened on, as given: "localhost" can resolve to ::1 first, where a board
     # on 127.0.0.1 is not. A wildcard (every interface) is reached at this machine's own
     # loopback address; an IPv6 address is written in brackets in a URL.
-    shown = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+    shown, everywhere = host, _unspecified(host)
+    if everywhere is not None:
+        shown = "127.0.0.1" if everywhere.version == 4 else "::1"
     url = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}/"
-    opt.console.print(f"mctslab board at {url}  (Ctrl-C to stop)")
+    others = " (listening on every interface: other machines may connect)" if everywhere else ""
+    opt.console.print(f"mctslab board at {url}{others}  (Ctrl-C to stop)", soft_wrap=True)
     if open_browser:
         webbrowser.open(url)
     uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _unspecified(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``host`` as an address if it means every interface (0.0.0.0, ::), else None."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:  # a name, such as localhost
+        return None
+    return address if address.is_unspecified else None
 
 
 def _check_free(host: str, port: int) -> None:
