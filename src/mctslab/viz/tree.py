@@ -64,7 +64,9 @@ def render_tree(view: TreeView, path: str | Path, *, title: str = "") -> list[Pa
     suffix asks for ``.svg``/``.png``/``.pdf`` and graphviz's ``dot`` program is
     installed, that picture is written too. Without ``dot`` only the DOT file is
     written, and the caller is told by the returned list. A file that cannot be
-    written raises OSError; ``dot`` failing raises RuntimeError with its message.
+    written raises OSError; ``dot`` failing raises RuntimeError with its message,
+    and so does a picture asked for without the graphviz package (with its
+    install hint, see :func:`require_graphviz`).
     """
     target = Path(path)
     source = tree_to_dot(view, title=title)
