@@ -761,7 +761,7 @@ def test_a_ray_address_where_nothing_answers_fails_at_once(tmp_path: Path) -> No
         address = f"127.0.0.1:{bound.getsockname()[1]}"
         args = [*BASE, "--games", "2", "--ray", address, "--out", str(tmp_path / "r.jsonl")]
         code, output = arena(*args)
-    assert code == 2 and f"cannot start or reach Ray at '{address}': nothing answers" in output
+    assert code == 1 and f"cannot start or reach Ray at '{address}': nothing answers" in output
 
 
 def test_ray_backend_plays_the_same_games(tmp_path: Path) -> None:

@@ -8,11 +8,12 @@ while that happens.
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import threading
+from types import FrameType
 from typing import Any
-
-from mctslab._interrupt import noticing_ctrl_c
 
 #: Seconds the commands may take to load before the compile notice is shown: loading
 #: them from numba's cache takes well under one.
@@ -28,6 +29,11 @@ def _notice() -> None:
     )
 
 
+def _interrupted(number: int, frame: FrameType | None) -> None:
+    print("Interrupted.", file=sys.stderr, flush=True)
+    os._exit(130)
+
+
 def main() -> None:
     """Entry point of the ``mctslab`` console script; it ends the process (the collector
     is frozen on the way out), so it is not for calling from a program that goes on."""
@@ -36,18 +42,16 @@ def main() -> None:
     notice = threading.Timer(NOTICE_AFTER, _notice)
     notice.daemon = True
     notice.start()
-    with noticing_ctrl_c() as pressed:
-        try:
-            from mctslab.cli._app import run
-        except (KeyboardInterrupt, RuntimeError):
-            # numba may turn the interruption into a RuntimeError of its own, deep in a
-            # traceback that says nothing to the user.
-            if not pressed():
-                raise
-            print("Interrupted.", file=sys.stderr)
-            sys.exit(130)
-        finally:
-            notice.cancel()
+    # Ctrl-C while the games compile ends the process from the handler itself: raised as
+    # KeyboardInterrupt it could land where numba ignores errors (a callback, a __del__),
+    # which printed their tracebacks, and a compile cut short left numba's state half made
+    # for the interpreter's exit to crash on. Nothing is open yet to be closed.
+    previous = signal.signal(signal.SIGINT, _interrupted)
+    try:
+        from mctslab.cli._app import run
+    finally:
+        notice.cancel()
+        signal.signal(signal.SIGINT, previous)
     run()
 
 
