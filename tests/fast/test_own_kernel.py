@@ -105,14 +105,21 @@ def float_arrays_apply(state, move):  # type: ignore[no-untyped-def]
     state[0] = move + 0.5j  # a complex number cannot be stored in an int64 array
 
 
-def with_kernel(kernel: Kernel) -> NimState:
-    """Nim with heaps of 1 and 2 on another kernel (its class is local: not to pickle)."""
+def nim_on(name: str, **changes: Any) -> type[NimState]:
+    """Nim with ``changes`` to its kernel's functions, a class named ``name`` in this module
+    (it pickles, as check_game asks, when this module's ``name`` is the class)."""
 
     class Other(NimState):
         __slots__ = ()
 
-    Other.kernel = kernel
-    return position(Other, 1, 2)
+    Other.kernel = NimState.kernel._replace(**changes)
+    Other.__name__ = Other.__qualname__ = name
+    return Other
+
+
+def with_kernel(kernel: Kernel) -> NimState:
+    """Nim with heaps of 1 and 2 on another kernel (its class is not to pickle)."""
+    return position(nim_on("Unpicklable", **kernel._asdict()), 1, 2)
 
 
 def position(kind: type[NimState], *heaps: int) -> NimState:
@@ -332,44 +339,16 @@ def single_stones(state, out):  # type: ignore[no-untyped-def]
     return count
 
 
-class BoutonNim(NimState):
-    kernel = NimState.kernel._replace(winning_move=bouton_move)
-    __slots__ = ()
-
-
-class FirstMoveWins(NimState):
-    kernel = NimState.kernel._replace(winning_move=first_move)
-    __slots__ = ()
-
-
-class FifteenWins(NimState):
-    kernel = NimState.kernel._replace(winning_move=fifteen_from_the_first_heap)
-    __slots__ = ()
-
-
-class NoCandidates(NimState):
-    kernel = NimState.kernel._replace(candidate_moves=no_candidates)
-    __slots__ = ()
-
-
-class EveryIdACandidate(NimState):
-    kernel = NimState.kernel._replace(candidate_moves=every_id_a_candidate)
-    __slots__ = ()
-
-
-class CandidateTwice(NimState):
-    kernel = NimState.kernel._replace(candidate_moves=first_candidate_twice)
-    __slots__ = ()
-
-
-class SingleStones(NimState):
-    kernel = NimState.kernel._replace(candidate_moves=single_stones)
-    __slots__ = ()
-
-
-class BoutonOutsideCandidates(NimState):
-    kernel = NimState.kernel._replace(winning_move=bouton_move, candidate_moves=single_stones)
-    __slots__ = ()
+BoutonNim = nim_on("BoutonNim", winning_move=bouton_move)
+FirstMoveWins = nim_on("FirstMoveWins", winning_move=first_move)
+FifteenWins = nim_on("FifteenWins", winning_move=fifteen_from_the_first_heap)
+NoCandidates = nim_on("NoCandidates", candidate_moves=no_candidates)
+EveryIdACandidate = nim_on("EveryIdACandidate", candidate_moves=every_id_a_candidate)
+CandidateTwice = nim_on("CandidateTwice", candidate_moves=first_candidate_twice)
+SingleStones = nim_on("SingleStones", candidate_moves=single_stones)
+BoutonOutsideCandidates = nim_on(
+    "BoutonOutsideCandidates", winning_move=bouton_move, candidate_moves=single_stones
+)
 
 
 def test_a_winning_move_that_wins_by_force_later_passes_and_the_solver_proves_with_it() -> None:
@@ -599,9 +578,7 @@ def win_rates(state, out):  # type: ignore[no-untyped-def]
         out[1 - state[TO_MOVE]] = 1.0
 
 
-class WinRates(NimState):
-    kernel = NimState.kernel._replace(returns=win_rates)
-    __slots__ = ()
+WinRates = nim_on("WinRates", returns=win_rates)
 
 
 def test_returns_that_break_the_specs_zero_sum_are_refused_before_the_search() -> None:
