@@ -1001,6 +1001,29 @@ def test_a_warm_installation_says_nothing_of_compiling(
     assert stop.value.code == 0 and capsys.readouterr().err == ""
 
 
+def test_the_command_s_entry_loads_no_game_and_no_numba() -> None:
+    # Before the handler that makes Ctrl-C an "Interrupted." is set, nothing may compile:
+    # importing mctslab loaded the games, and numba compiled for about 2 s on a first run.
+    code = (
+        "import sys, mctslab.cli; print(sorted(m for m in sys.modules"
+        " if 'numba' in m or m.startswith('mctslab.games')))"
+    )
+    answer = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert answer.stdout.strip() == "[]"
+    # The package's names are still there, loaded when asked for.
+    assert (
+        subprocess.run(
+            [sys.executable, "-c", "import mctslab; print(mctslab.make('tictactoe').spec.name)"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        == "tictactoe"
+    )
+
+
 def test_a_cold_installation_is_told_and_ctrl_c_then_interrupts(tmp_path: Path) -> None:
     # An empty numba cache: the games compile when the commands are imported. Before,
     # `mctslab --help` sat silent about 35 s, and Ctrl-C gave numba's traceback.
