@@ -155,26 +155,35 @@ def test_an_engine_is_named_by_its_program_or_its_script(args: list[str], name: 
     assert program_name(args) == name
 
 
+def engine_searching_30_s(command: str) -> subprocess.Popen[str]:
+    """mctslab's ``command`` engine as a process, given 30 s a move (the generic engine)."""
+    args = mctslab_command(command, "--engine", "python", "--seconds", "30")
+    return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def send(engine: subprocess.Popen[str], text: str) -> None:
+    assert engine.stdin is not None
+    engine.stdin.write(text)
+    engine.stdin.flush()
+
+
+def reply(engine: subprocess.Popen[str]) -> str:
+    assert engine.stdout is not None
+    return engine.stdout.readline().strip()
+
+
 def test_nboard_ping_stops_a_search_under_way() -> None:
     # "ping n - Stop thinking and respond with pong n" (NBoard protocol). Before, the
     # ping waited for the search: here 30 s, the --seconds this engine is given.
-    command = mctslab_command("nboard", "--engine", "python", "--seconds", "30")
-    with subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    ) as engine:
-        assert engine.stdin is not None and engine.stdout is not None
-        engine.stdin.write("nboard 2\nset depth 60\nset game (;GM[Othello]TY[8];)\n")
-        engine.stdin.write("go\n")
-        engine.stdin.flush()
-        assert engine.stdout.readline().startswith("set myname")
-        assert engine.stdout.readline().startswith("status")  # thinking
+    with engine_searching_30_s("nboard") as engine:
+        send(engine, "nboard 2\nset depth 60\nset game (;GM[Othello]TY[8];)\ngo\n")
+        assert reply(engine).startswith("set myname")
+        assert reply(engine).startswith("status")  # thinking
         began = time.monotonic()
-        engine.stdin.write("ping 7\n")
-        engine.stdin.flush()
-        replies = [engine.stdout.readline().strip() for _ in range(2)]
+        send(engine, "ping 7\n")
+        replies = [reply(engine) for _ in range(2)]
         waited = time.monotonic() - began
-        engine.stdin.write("quit\n")
-        engine.stdin.flush()
+        send(engine, "quit\n")
     # The cancelled go sends no move, only the status line cleared (test_nboard.py).
     assert replies == ["status", "pong 7"] and waited < 15.0
 
@@ -183,19 +192,13 @@ def test_gomocup_end_stops_a_search_under_way() -> None:
     # "END - When the brain receives this command, it must terminate as soon as
     # possible" (Gomocup protocol); managers kill a brain about 1 s later. Before,
     # END waited for the search: here up to 30 s, the --seconds this brain is given.
-    command = mctslab_command("brain", "--engine", "python", "--seconds", "30")
-    with subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    ) as brain:
-        assert brain.stdin is not None and brain.stdout is not None
-        brain.stdin.write("START 15\nINFO timeout_turn 30000\nBEGIN\n")
-        brain.stdin.flush()
-        assert brain.stdout.readline().strip() == "OK"
+    with engine_searching_30_s("brain") as brain:
+        send(brain, "START 15\nINFO timeout_turn 30000\nBEGIN\n")
+        assert reply(brain) == "OK"
         began = time.monotonic()
-        brain.stdin.write("END\n")
-        brain.stdin.flush()
+        send(brain, "END\n")
         # The search stopped gives its move so far, for a script that sent all at once.
-        assert re.match(r"^\d+,\d+$", brain.stdout.readline().strip())
+        assert re.match(r"^\d+,\d+$", reply(brain))
         assert brain.wait(timeout=20) == 0
         waited = time.monotonic() - began
     assert waited < 15.0
