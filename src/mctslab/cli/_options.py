@@ -21,6 +21,7 @@ from mctslab._interrupt import noticing_ctrl_c
 from mctslab._validation import physical_mib
 from mctslab.core.config import MAX_SEED, Budget, SearchConfig
 from mctslab.games import State, available_games, make
+from mctslab.games._base import first_line
 from mctslab.games._registry import parameters
 from mctslab.players.mcts import ENGINES, MCTSPlayer
 from mctslab.protocols.gtp import GAMES as GTP_GAMES
@@ -293,8 +294,7 @@ def play_moves(state: State, moves: str | None, played: list[int] | None = None)
         ids = parse_moves(state, " ".join(re.findall(pattern, moves or "")))
     except ValueError as error:
         # The library draws the board below its message; the command line names the moves.
-        first_line = str(error).split("\n", 1)[0]
-        fail(f"--moves: {first_line}")
+        fail(f"--moves: {first_line(error)}")
     for move in ids:
         state.apply(move)
     if played is not None:

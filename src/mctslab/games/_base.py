@@ -142,6 +142,12 @@ def breaks_zero_sum(values: Sequence[float], spec: Any) -> bool:
     return abs(sum(values)) > 1e-9 and bool(getattr(spec, "zero_sum", False))
 
 
+def first_line(error: BaseException) -> str:
+    """An error's message without what follows its first line: the board that a game's
+    errors draw after it, for a front end that shows the position itself."""
+    return str(error).split("\n", 1)[0]
+
+
 def check_move_sequence(moves: object, spec: Any) -> None:
     """Raise ValueError unless ``moves``, what a game's ``legal_moves()`` gave, is a sequence.
 

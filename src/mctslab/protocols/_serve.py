@@ -23,6 +23,7 @@ from mctslab.core.config import Budget
 from mctslab.core.engine import Engine
 from mctslab.core.result import SearchResult
 from mctslab.games import State
+from mctslab.games._base import first_line
 
 #: Seconds a move when neither the controller's clock nor the command line sets a budget.
 DEFAULT_MOVE_SECONDS = 1.0
@@ -136,7 +137,7 @@ def failure_message(error: Exception, log: Log) -> str:
     if not isinstance(error, ValueError):
         log("".join(traceback.format_exception(error)).rstrip())
         return f"internal error: {type(error).__name__}: {error}"
-    return " ".join(str(error).split("\n", 1)[0].split())
+    return " ".join(first_line(error).split())
 
 
 def verdict(state: State) -> str:

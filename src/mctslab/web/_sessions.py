@@ -22,6 +22,7 @@ from mctslab.core.config import Budget, SearchConfig
 from mctslab.core.result import SearchResult
 from mctslab.core.tree_view import TreeView
 from mctslab.games import GameOverError, State
+from mctslab.games._base import first_line
 from mctslab.players.mcts import MCTSPlayer
 from mctslab.records import dump_record, player_tags, result_tag
 from mctslab.web._boards import board_view, two_player_games
@@ -191,9 +192,9 @@ class GameSession:
                 move_id = self._state.parse_move(move) if isinstance(move, str) else int(move)
                 self._state.play(move_id)  # checks before it changes anything
             except GameOverError as error:
-                raise ApiError(409, _first_line(error)) from error
+                raise ApiError(409, first_line(error)) from error
             except ValueError as error:
-                raise ApiError(400, _first_line(error)) from error
+                raise ApiError(400, first_line(error)) from error
             self._history.append(move_id)
             self._observe(move_id)
             self._hint = None  # advice for the position just left
@@ -387,11 +388,6 @@ class GameSession:
             "error": self._error,
             "tree": self._tree is not None,
         }
-
-
-def _first_line(error: Exception) -> str:
-    """The message of a rules error without the board the game module appends."""
-    return str(error).splitlines()[0]
 
 
 class SessionStore:
