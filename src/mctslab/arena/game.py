@@ -21,7 +21,7 @@ import numpy as np
 from mctslab._validation import check_int, invalid
 from mctslab.arena.spec import PlayerSpec, parse_player
 from mctslab.games import make
-from mctslab.games._base import State
+from mctslab.games._base import State, first_line
 from mctslab.players.base import Player
 from mctslab.protocols import EngineError, EngineResignedError, EngineTimeoutError
 
@@ -306,7 +306,7 @@ def _forfeit_reason(error: EngineError, player_id: str) -> str:
     """Why an external engine lost the game: its error's first line, the full text being long."""
     if isinstance(error, EngineResignedError):
         return f"{player_id} resigned"
-    what = str(error).splitlines()[0] if str(error) else type(error).__name__
+    what = first_line(error) or type(error).__name__
     if isinstance(error, EngineTimeoutError):
         return f"{player_id} lost on time: {what}"
     return f"{player_id} forfeits: {what}"

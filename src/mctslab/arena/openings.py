@@ -31,7 +31,7 @@ import numpy as np
 
 from mctslab._validation import check_int
 from mctslab.core.config import Budget, SearchConfig
-from mctslab.games._base import State
+from mctslab.games._base import State, first_line
 from mctslab.records import RecordError, parse_moves, read_text, strip_comment
 
 #: Simulations of the quick search that judges a random opening.
@@ -152,7 +152,7 @@ class FileOpenings:
                 # As a game record reads them: compact runs ("f5d6c3"), left-out forced passes.
                 moves = parse_moves(start, " ".join(words))
             except ValueError as error:
-                first = str(error).splitlines()[0]
+                first = first_line(error)
                 raise ValueError(f"{path}:{number}: {first}") from None
             state = start.clone()
             for move in moves:

@@ -18,6 +18,7 @@ from mctslab.cli._thinking import Thinking
 from mctslab.core.config import Budget
 from mctslab.core.result import SearchResult
 from mctslab.games import State
+from mctslab.games._base import first_line
 from mctslab.players.base import Player
 from mctslab.players.mcts import MCTSPlayer
 from mctslab.protocols import EngineResignedError
@@ -348,7 +349,7 @@ class _Game:
                 try:
                     return self.state.parse_move(text)
                 except ValueError as error:
-                    message = str(error).splitlines()[0].rstrip(".")
+                    message = first_line(error).rstrip(".")
                     opt.console.print(Text(f"{message}.", style="red"), "Type help for help.")
 
     def _undo(self) -> None:

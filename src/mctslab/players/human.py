@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 
-from mctslab.games._base import State
+from mctslab.games._base import State, first_line
 from mctslab.records import must_pass
 
 QUIT_WORDS = frozenset({"quit", "exit", "q"})
@@ -55,7 +55,7 @@ class HumanPlayer:
             try:
                 return state.parse_move(text)
             except ValueError as error:
-                self._write(str(error).splitlines()[0])
+                self._write(first_line(error))
 
     def observe(self, move: int) -> None:
         """The board shown before each of the person's moves carries the news."""

@@ -45,6 +45,7 @@ from typing import Any
 
 from mctslab import __version__
 from mctslab.games import IllegalMoveError, InvalidMoveError, State, make
+from mctslab.games._base import first_line
 from mctslab.games.connect4 import Connect4State
 from mctslab.games.gomoku import GomokuState
 from mctslab.games.othello import PASS
@@ -113,7 +114,7 @@ def from_vertex(state: State, text: str) -> int:
         try:
             return state.parse_move(cleaned)
         except IllegalMoveError as error:  # its message shows the board: one line is GTP's
-            raise IllegalMoveError(str(error).splitlines()[0]) from None
+            raise IllegalMoveError(first_line(error)) from None
     else:
         move = _grid_move(state, text, cleaned)
     if move not in state.legal_moves():

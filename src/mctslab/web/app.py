@@ -28,6 +28,7 @@ from mctslab._validation import check_int
 from mctslab.core.config import Budget
 from mctslab.core.tree_view import TreeView
 from mctslab.games import InvalidMoveError, State, available_games, make
+from mctslab.games._base import first_line
 from mctslab.players.mcts import ENGINES
 from mctslab.records import load_record
 from mctslab.web._boards import catalog, two_player_games
@@ -97,7 +98,7 @@ class NewGame(BaseModel):
             start = make(self.game, **self.params)
             return start, _played(start, self.moves)
         except ValueError as error:
-            raise ApiError(400, str(error).splitlines()[0]) from error
+            raise ApiError(400, first_line(error)) from error
 
     def budget(self) -> Budget:
         if self.seconds is None and self.simulations is None:
