@@ -275,6 +275,30 @@ def test_the_default_record_is_found_again(tmp_path: Path, monkeypatch: pytest.M
     assert len(records) == 1 and len(read(records[0])[1]) == 2
 
 
+def test_a_sweep_gains_values_in_its_default_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, the default name was a digest of the sweep's values too: the longer sweep
+    # made a new record and played every point again.
+    monkeypatch.chdir(tmp_path)
+    args = [*BASE, "--games", "2"]
+    assert arena(*args, "--sweep", "iterations=10,20")[0] == 0
+    code, output = arena(*args, "--sweep", "iterations=10,20,40")
+    assert code == 0, output
+    [record] = tmp_path.glob("arena-tictactoe-*.jsonl")
+    assert f"Resuming {record.name}: 4 games played before." in output
+    assert len(read(record)[1]) == 6
+    # Values in another order are another match: refused at that name, as with --out.
+    code, output = arena(*args, "--sweep", "iterations=20,10,40")
+    assert code == 2 and "a sweep may gain values at the end of its list" in output
+    # Another swept option, or other players, is another match with a record of its own.
+    assert arena(*args, "--sweep", "c=1,2")[0] == 0
+    assert arena(*BASE[:5], "mcts:engine=python,iterations=5", *BASE[6:], "--games", "2",
+                 "--sweep", "iterations=10,20")[0] == 0  # fmt: skip
+    assert len(list(tmp_path.glob("arena-tictactoe-*.jsonl"))) == 3
+    assert len(read(record)[1]) == 6
+
+
 def test_process_pool_plays_the_same_games(tmp_path: Path) -> None:
     # The compiled engine against the python one; each worker loads numba's cache.
     local, pooled = tmp_path / "local.jsonl", tmp_path / "pooled.jsonl"

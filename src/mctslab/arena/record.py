@@ -46,8 +46,16 @@ class RecordInUseError(ValueError):
 
 
 def default_path(game: str, identity: dict[str, Any], seed: int | None) -> Path:
-    """``arena-<game>-<digest>.jsonl``: the same command finds its own record again."""
-    key = json.dumps({"match": identity, "seed": seed}, sort_keys=True)
+    """``arena-<game>-<digest>.jsonl``: the same command finds its own record again.
+
+    The digest leaves a sweep's values out (its key stays in), since a sweep
+    may gain values at the end of its list and play them into its record; a
+    sweep whose recorded values changed otherwise finds the record too, and
+    is refused by :meth:`RunRecord.open` as any other match is.
+    """
+    sweep = identity.get("sweep")
+    named = identity if sweep is None else {**identity, "sweep": {"key": sweep["key"]}}
+    key = json.dumps({"match": named, "seed": seed}, sort_keys=True)
     return Path(f"arena-{game}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.jsonl")
 
 

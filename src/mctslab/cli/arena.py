@@ -65,7 +65,8 @@ def arena(
         Path | None,
         typer.Option(
             help="The JSONL record; run the same command again to resume it "
-            "(default: arena-GAME-DIGEST.jsonl, one per distinct match)."
+            "(default: arena-GAME-DIGEST.jsonl, one per distinct match; a sweep keeps its "
+            "record as it gains values)."
         ),
     ] = None,
     plot: Annotated[
