@@ -113,6 +113,7 @@ def arena(
         opt.fail("a human player needs this terminal: use --workers 1 and no --ray.")
     if interactive and not opt.stdin_is_terminal():
         opt.fail("--player human reads moves from a terminal, and stdin is not one.")
+    path = out or default_path(game, match.identity(), seed)
     if plot is not None:
         try:
             from mctslab.arena.plot import plot_path
@@ -120,8 +121,9 @@ def arena(
             plot = plot_path(plot)
         except (ImportError, ValueError) as error:
             opt.fail(str(error))
+        if plot.resolve() == path.resolve():
+            opt.fail(f"--plot and --out name one file, {plot}: the plot would replace the record.")
         opt.check_creatable(plot, "the plot")
-    path = out or default_path(game, match.identity(), seed)
     try:
         record = RunRecord.open(path, match.identity(), seed)
     except ValueError as error:
