@@ -143,6 +143,17 @@ def test_resume_after_a_cut_record_plays_only_the_missing_games(tmp_path: Path) 
     assert cut.read_text() == before
 
 
+def test_a_record_with_blank_lines_resumes(tmp_path: Path) -> None:
+    # Before, a blank line was "not a JSON line" and the record could not be resumed.
+    out = tmp_path / "blank.jsonl"
+    assert arena(*BASE, "--games", "2", "--out", str(out))[0] == 0
+    header, *games = out.read_text().splitlines(keepends=True)
+    out.write_text(header + "\n" + games[0] + " \t\n" + games[1] + "\n")
+    code, output = arena(*BASE, "--games", "4", "--out", str(out))
+    assert code == 0, output
+    assert f"Resuming {out}: 2 games played before." in output and "│ games │ 4 │" in output
+
+
 def test_a_killed_run_resumes_without_losing_or_repeating_games(tmp_path: Path) -> None:
     out = tmp_path / "killed.jsonl"
     args = [

@@ -200,6 +200,8 @@ def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             handle.truncate(len(complete))
     entries = []
     for number, line in enumerate(complete.decode("utf-8").splitlines()[1:], start=2):
+        if not line.strip():  # an editor's blank line holds no game
+            continue
         try:
             entries.append(json.loads(line))
         except json.JSONDecodeError as error:
