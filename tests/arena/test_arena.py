@@ -154,6 +154,24 @@ def test_a_record_with_blank_lines_resumes(tmp_path: Path) -> None:
     assert f"Resuming {out}: 2 games played before." in output and "│ games │ 4 │" in output
 
 
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        (b'{"type":"game",\n', "(Expecting property name enclosed in double quotes"),
+        # Before, "'utf-8' codec can't decode byte 0xe9 in position ...", with no file named.
+        (b'{"type":"game","by":"Ren\xe9"}\n', "(byte 0xe9 is not UTF-8)."),
+    ],
+)
+def test_a_bad_line_in_a_record_is_named_by_its_file_and_number(
+    tmp_path: Path, line: bytes, problem: str
+) -> None:
+    out = tmp_path / "bad.jsonl"
+    assert arena(*BASE, "--games", "2", "--out", str(out))[0] == 0
+    out.write_bytes(out.read_bytes() + line)
+    code, output = arena(*BASE, "--games", "2", "--out", str(out))
+    assert code == 2 and f"{out}:4 is not a JSON line {problem}" in output
+
+
 def test_a_killed_run_resumes_without_losing_or_repeating_games(tmp_path: Path) -> None:
     out = tmp_path / "killed.jsonl"
     args = [
