@@ -803,8 +803,18 @@ def test_a_crashing_game_stops_the_run_and_names_the_game(tmp_path: Path) -> Non
     assert entry["type"] == "error" and entry["index"] == 7
     assert "Unknown parameter(s) 'size'" in entry["error"]
     pool = ProcessPool(1)
-    with pytest.raises(GameFailed, match="Game 7 stopped on an error"):
+    # Numbered from 1, as the progress lines count (before, "Game 7": the index).
+    with pytest.raises(GameFailed, match=r"^Game 8 stopped on an error"):
         list(pool.play(iter([task])))
+
+
+def test_a_crashing_game_of_a_sweep_names_its_point(tmp_path: Path) -> None:
+    engine = f"engine:gtp={tmp_path / 'no-such-engine'}"
+    args = ["arena", "tictactoe", "--player", engine, "--player", "random", "--games", "1"]
+    args += ["--workers", "2", "--sweep", "seconds=1,2", "--out", str(tmp_path / "run.jsonl")]
+    code, output = arena(*args)
+    assert code == 1
+    assert "Error: seconds=1, Game 1 stopped on an error: EngineError: Cannot start" in output
 
 
 def test_a_ray_address_where_nothing_answers_fails_at_once(tmp_path: Path) -> None:

@@ -229,7 +229,7 @@ def _elo(value: float, digits: int = 1) -> str:
 
 def _label(match: Match, value: str | None) -> str:
     """What a point is called in the progress display: "A vs B", or "KEY=VALUE" in a sweep."""
-    return "A vs B" if match.sweep is None else f"{match.sweep.key}={value}"
+    return "A vs B" if match.sweep is None else match.sweep.label(value)
 
 
 def _status(match: Match, result: PointResult) -> str:
