@@ -150,6 +150,8 @@ def test_sprt_decides_both_ways_and_waits_in_between() -> None:
         ("elo0=0,elo1=5,alpha=0.7", "The 'alpha' parameter of SPRT"),
         ("elo0=0,elo1=5,alpha=0", "The 'alpha' parameter of SPRT must be a float in (0, 0.5]"),
         ("elo0=0,elo1=5,gamma=1", "'gamma=1' is not one of those"),
+        # Before, the last value was kept without a word.
+        ("elo0=0,elo1=5,elo1=20", "--sprt 'elo0=0,elo1=5,elo1=20' gives 'elo1' twice."),
         (
             "elo0=0,elo1=5,alpha=0.5,beta=0.5",
             "The 'beta' parameter of SPRT must be < 1 - alpha (0.5). Got 0.5 instead.",

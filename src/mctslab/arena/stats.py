@@ -212,6 +212,8 @@ class SPRT:
                     f"--sprt takes elo0=..,elo1=..[,alpha=..,beta=..]; {item!r} is not one of "
                     "those."
                 )
+            if key in options:
+                raise ValueError(f"--sprt {text!r} gives {key!r} twice.")
             try:
                 options[key] = float(value)
             except ValueError:
