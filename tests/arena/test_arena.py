@@ -250,6 +250,21 @@ def test_a_different_match_is_refused(tmp_path: Path) -> None:
     assert "│ games │ 2 │" in output
 
 
+def test_an_interrupted_run_counts_the_games_it_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, "Finished games: 4": the record's games beyond --games were counted too.
+    out = tmp_path / "run.jsonl"
+    assert arena(*BASE, "--games", "4", "--out", str(out))[0] == 0
+
+    def interrupted(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("mctslab.cli.arena.run_match", interrupted)
+    code, output = arena(*BASE, "--games", "2", "--out", str(out))
+    assert code == 130 and f"Interrupted. Finished games: 2, in {out}" in output
+
+
 def test_a_record_without_games_is_started_afresh_by_a_corrected_command(tmp_path: Path) -> None:
     out = tmp_path / "run.jsonl"
     missing = tmp_path / "no-such-engine"

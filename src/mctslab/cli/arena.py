@@ -144,8 +144,9 @@ def arena(
         try:
             results = _run(match, record, backend, quiet=interactive)
         except KeyboardInterrupt:
+            finished = _finished(match, record, below=match.games)
             opt.error_console.print(
-                f"\nInterrupted. Finished games: {_finished(match, record)}, in {path}; "
+                f"\nInterrupted. Finished games: {finished}, in {path}; "
                 "run the same command to resume."
             )
             raise typer.Exit(130) from None
