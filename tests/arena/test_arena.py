@@ -840,6 +840,7 @@ def test_a_ray_address_where_nothing_answers_fails_at_once(tmp_path: Path) -> No
         args = [*BASE, "--games", "2", "--ray", address, "--out", str(tmp_path / "r.jsonl")]
         code, output = arena(*args)
     assert code == 1 and f"cannot start or reach Ray at '{address}': nothing answers" in output
+    assert not (tmp_path / "r.jsonl").exists()  # before, a record of its header alone
 
 
 def test_ray_backend_plays_the_same_games(tmp_path: Path) -> None:

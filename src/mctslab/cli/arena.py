@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -124,13 +125,17 @@ def arena(
         if plot.resolve() == path.resolve():
             opt.fail(f"--plot and --out name one file, {plot}: the plot would replace the record.")
         opt.check_creatable(plot, "the plot")
-    try:
-        record = RunRecord.open(path, match.identity(), seed)
-    except ValueError as error:
-        opt.fail(str(error))
-    except OSError as error:
-        opt.fail(f"cannot write the record {path}: {error.strerror or error}.")
-    with record:
+    # The backend before the record, so that a Ray cluster out of reach leaves no record.
+    backend = _backend(workers, ray)
+    with contextlib.ExitStack() as stack:
+        if isinstance(backend, RayCluster):
+            stack.callback(backend.close)
+        try:
+            record = stack.enter_context(RunRecord.open(path, match.identity(), seed))
+        except ValueError as error:
+            opt.fail(str(error))
+        except OSError as error:
+            opt.fail(f"cannot write the record {path}: {error.strerror or error}.")
         resumed = _finished(match, record)
         if resumed:
             played = opt.counted(resumed, "game")
@@ -140,7 +145,6 @@ def arena(
                 f"Resuming {path}: {played} played before{beyond}.", soft_wrap=True
             )
         _warm_up(match)
-        backend = _backend(workers, ray)
         try:
             results = _run(match, record, backend, quiet=interactive)
         except KeyboardInterrupt:
@@ -152,9 +156,6 @@ def arena(
             raise typer.Exit(130) from None
         except (GameFailed, ValueError) as error:  # a crashed game, no balanced opening found
             opt.fail(str(error), mistake=False)
-        finally:
-            if isinstance(backend, RayCluster):
-                backend.close()
     _report(match, results, path)
     if plot is not None:
         _plot(match, results, plot)
