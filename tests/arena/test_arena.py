@@ -143,6 +143,35 @@ def test_resume_after_a_cut_record_plays_only_the_missing_games(tmp_path: Path) 
     assert cut.read_text() == before
 
 
+def test_a_record_with_blank_lines_resumes(tmp_path: Path) -> None:
+    # Before, a blank line was "not a JSON line" and the record could not be resumed.
+    out = tmp_path / "blank.jsonl"
+    assert arena(*BASE, "--games", "2", "--out", str(out))[0] == 0
+    header, *games = out.read_text().splitlines(keepends=True)
+    out.write_text(header + "\n" + games[0] + " \t\n" + games[1] + "\n")
+    code, output = arena(*BASE, "--games", "4", "--out", str(out))
+    assert code == 0, output
+    assert f"Resuming {out}: 2 games played before." in output and "│ games │ 4 │" in output
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        (b'{"type":"game",\n', "(Expecting property name enclosed in double quotes"),
+        # Before, "'utf-8' codec can't decode byte 0xe9 in position ...", with no file named.
+        (b'{"type":"game","by":"Ren\xe9"}\n', "(byte 0xe9 is not UTF-8)."),
+    ],
+)
+def test_a_bad_line_in_a_record_is_named_by_its_file_and_number(
+    tmp_path: Path, line: bytes, problem: str
+) -> None:
+    out = tmp_path / "bad.jsonl"
+    assert arena(*BASE, "--games", "2", "--out", str(out))[0] == 0
+    out.write_bytes(out.read_bytes() + line)
+    code, output = arena(*BASE, "--games", "2", "--out", str(out))
+    assert code == 2 and f"{out}:4 is not a JSON line {problem}" in output
+
+
 def test_a_killed_run_resumes_without_losing_or_repeating_games(tmp_path: Path) -> None:
     out = tmp_path / "killed.jsonl"
     args = [
@@ -221,6 +250,21 @@ def test_a_different_match_is_refused(tmp_path: Path) -> None:
     assert "│ games │ 2 │" in output
 
 
+def test_an_interrupted_run_counts_the_games_it_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, "Finished games: 4": the record's games beyond --games were counted too.
+    out = tmp_path / "run.jsonl"
+    assert arena(*BASE, "--games", "4", "--out", str(out))[0] == 0
+
+    def interrupted(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("mctslab.cli.arena.run_match", interrupted)
+    code, output = arena(*BASE, "--games", "2", "--out", str(out))
+    assert code == 130 and f"Interrupted. Finished games: 2, in {out}" in output
+
+
 def test_a_record_without_games_is_started_afresh_by_a_corrected_command(tmp_path: Path) -> None:
     out = tmp_path / "run.jsonl"
     missing = tmp_path / "no-such-engine"
@@ -273,6 +317,30 @@ def test_the_default_record_is_found_again(tmp_path: Path, monkeypatch: pytest.M
     assert arena(*BASE, "--games", "2")[0] == 0
     records = list(tmp_path.glob("arena-tictactoe-*.jsonl"))
     assert len(records) == 1 and len(read(records[0])[1]) == 2
+
+
+def test_a_sweep_gains_values_in_its_default_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, the default name was a digest of the sweep's values too: the longer sweep
+    # made a new record and played every point again.
+    monkeypatch.chdir(tmp_path)
+    args = [*BASE, "--games", "2"]
+    assert arena(*args, "--sweep", "iterations=10,20")[0] == 0
+    code, output = arena(*args, "--sweep", "iterations=10,20,40")
+    assert code == 0, output
+    [record] = tmp_path.glob("arena-tictactoe-*.jsonl")
+    assert f"Resuming {record.name}: 4 games played before." in output
+    assert len(read(record)[1]) == 6
+    # Values in another order are another match: refused at that name, as with --out.
+    code, output = arena(*args, "--sweep", "iterations=20,10,40")
+    assert code == 2 and "a sweep may gain values at the end of its list" in output
+    # Another swept option, or other players, is another match with a record of its own.
+    assert arena(*args, "--sweep", "c=1,2")[0] == 0
+    assert arena(*BASE[:5], "mcts:engine=python,iterations=5", *BASE[6:], "--games", "2",
+                 "--sweep", "iterations=10,20")[0] == 0  # fmt: skip
+    assert len(list(tmp_path.glob("arena-tictactoe-*.jsonl"))) == 3
+    assert len(read(record)[1]) == 6
 
 
 def test_process_pool_plays_the_same_games(tmp_path: Path) -> None:
@@ -750,8 +818,18 @@ def test_a_crashing_game_stops_the_run_and_names_the_game(tmp_path: Path) -> Non
     assert entry["type"] == "error" and entry["index"] == 7
     assert "Unknown parameter(s) 'size'" in entry["error"]
     pool = ProcessPool(1)
-    with pytest.raises(GameFailed, match="Game 7 stopped on an error"):
+    # Numbered from 1, as the progress lines count (before, "Game 7": the index).
+    with pytest.raises(GameFailed, match=r"^Game 8 stopped on an error"):
         list(pool.play(iter([task])))
+
+
+def test_a_crashing_game_of_a_sweep_names_its_point(tmp_path: Path) -> None:
+    engine = f"engine:gtp={tmp_path / 'no-such-engine'}"
+    args = ["arena", "tictactoe", "--player", engine, "--player", "random", "--games", "1"]
+    args += ["--workers", "2", "--sweep", "seconds=1,2", "--out", str(tmp_path / "run.jsonl")]
+    code, output = arena(*args)
+    assert code == 1
+    assert "Error: seconds=1, Game 1 stopped on an error: EngineError: Cannot start" in output
 
 
 def test_a_ray_address_where_nothing_answers_fails_at_once(tmp_path: Path) -> None:
@@ -762,6 +840,7 @@ def test_a_ray_address_where_nothing_answers_fails_at_once(tmp_path: Path) -> No
         args = [*BASE, "--games", "2", "--ray", address, "--out", str(tmp_path / "r.jsonl")]
         code, output = arena(*args)
     assert code == 1 and f"cannot start or reach Ray at '{address}': nothing answers" in output
+    assert not (tmp_path / "r.jsonl").exists()  # before, a record of its header alone
 
 
 def test_ray_backend_plays_the_same_games(tmp_path: Path) -> None:

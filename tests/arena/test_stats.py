@@ -150,11 +150,25 @@ def test_sprt_decides_both_ways_and_waits_in_between() -> None:
         ("elo0=0,elo1=5,alpha=0.7", "The 'alpha' parameter of SPRT"),
         ("elo0=0,elo1=5,alpha=0", "The 'alpha' parameter of SPRT must be a float in (0, 0.5]"),
         ("elo0=0,elo1=5,gamma=1", "'gamma=1' is not one of those"),
+        # Before, the last value was kept without a word.
+        ("elo0=0,elo1=5,elo1=20", "--sprt 'elo0=0,elo1=5,elo1=20' gives 'elo1' twice."),
+        (
+            "elo0=0,elo1=5,alpha=0.5,beta=0.5",
+            "The 'beta' parameter of SPRT must be < 1 - alpha (0.5). Got 0.5 instead.",
+        ),
     ],
 )
 def test_sprt_spec_errors(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         SPRT.parse(text)
+
+
+def test_sprt_bounds_are_apart_so_that_no_test_decides_before_a_game() -> None:
+    # Before, alpha = beta = 0.5 made both of Wald's bounds 0: H1 passed with zero games.
+    test = SPRT(0, 5, alpha=0.5, beta=0.4)
+    assert test.lower_bound < test.llr([0, 0, 0, 0, 0]) < test.upper_bound
+    with pytest.raises(ValueError, match=r"The 'beta' parameter of SPRT must be < 1 - alpha"):
+        SPRT(0, 5, alpha=0.5, beta=0.5)
 
 
 def test_an_unknown_sprt_option_is_named_once() -> None:

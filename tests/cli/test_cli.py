@@ -924,6 +924,20 @@ def test_the_plot_file_is_checked_before_the_games(
         assert code == 2 and not out.exists()
 
 
+def test_the_plot_may_not_replace_the_arena_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, the games were played into the record, then the plot was drawn over it.
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "run.png"
+    code, output = run(
+        "arena", "tictactoe", "-p", "random", "-p", "random", "--games", "2",
+        "--out", str(out), "--plot", "run.png",
+    )  # fmt: skip
+    assert code == 2 and "--plot and --out name one file, run.png" in output
+    assert not out.exists()
+
+
 def test_a_folder_as_the_arena_record_is_a_clear_error(tmp_path: Path) -> None:
     code, output = run(
         "arena", "tictactoe", "-p", "random", "-p", "random", "--games", "2",

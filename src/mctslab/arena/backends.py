@@ -38,10 +38,11 @@ class Backend(Protocol):
 
 
 def _checked(entry: dict[str, Any]) -> dict[str, Any]:
-    """``entry``, or GameFailed if it reports a game that stopped on an error."""
+    """``entry``, or GameFailed if it reports a game that stopped on an error (numbered from 1,
+    as the progress lines count games)."""
     if entry.get("type") == "error":
         raise GameFailed(
-            f"Game {entry['index']} stopped on an error: {entry['error']}\n{entry['traceback']}"
+            f"Game {entry['index'] + 1} stopped on an error: {entry['error']}\n{entry['traceback']}"
         )
     return entry
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mctslab.arena.backends import Backend
-from mctslab.arena.game import GameTask, game_seeds
+from mctslab.arena.game import GameFailed, GameTask, game_seeds
 from mctslab.arena.openings import Openings
 from mctslab.arena.record import RunRecord
 from mctslab.arena.spec import PlayerSpec
@@ -105,6 +105,10 @@ class Sweep:
                 f"iterations=1000,4000,16000. Got {text!r} instead."
             )
         return cls(key.strip().replace("-", "_"), values)
+
+    def label(self, value: str | None) -> str:
+        """How the point where the option is ``value`` is named: ``"iterations=4000"``."""
+        return f"{self.key}={value}"
 
 
 @dataclass(frozen=True)
@@ -196,14 +200,20 @@ def run_match(
             on_point(result)
         if result.verdict is None:
             tasks = _tasks(match, record, point, value, player)
-            for entry in backend.play(tasks):
-                record.append(entry)
-                result.tally.add(int(entry["pair"]), float(entry["score"]))
-                _update_sprt(match, result)
-                if on_game is not None:
-                    on_game(entry, result)
-                if result.verdict is not None:
-                    break
+            try:
+                for entry in backend.play(tasks):
+                    record.append(entry)
+                    result.tally.add(int(entry["pair"]), float(entry["score"]))
+                    _update_sprt(match, result)
+                    if on_game is not None:
+                        on_game(entry, result)
+                    if result.verdict is not None:
+                        break
+            except GameFailed as error:
+                if match.sweep is None:
+                    raise
+                # Every point numbers its games from 1: say which point, as its progress does.
+                raise GameFailed(f"{match.sweep.label(value)}, {error}") from None
         results.append(result)
     return results
 

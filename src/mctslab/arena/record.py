@@ -46,8 +46,16 @@ class RecordInUseError(ValueError):
 
 
 def default_path(game: str, identity: dict[str, Any], seed: int | None) -> Path:
-    """``arena-<game>-<digest>.jsonl``: the same command finds its own record again."""
-    key = json.dumps({"match": identity, "seed": seed}, sort_keys=True)
+    """``arena-<game>-<digest>.jsonl``: the same command finds its own record again.
+
+    The digest leaves a sweep's values out (its key stays in), since a sweep
+    may gain values at the end of its list and play them into its record; a
+    sweep whose recorded values changed otherwise finds the record too, and
+    is refused by :meth:`RunRecord.open` as any other match is.
+    """
+    sweep = identity.get("sweep")
+    named = identity if sweep is None else {**identity, "sweep": {"key": sweep["key"]}}
+    key = json.dumps({"match": named, "seed": seed}, sort_keys=True)
     return Path(f"arena-{game}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.jsonl")
 
 
@@ -191,9 +199,16 @@ def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         with path.open("r+b") as handle:
             handle.truncate(len(complete))
     entries = []
-    for number, line in enumerate(complete.decode("utf-8").splitlines()[1:], start=2):
+    # Line by line, so that a line that is not UTF-8 is named as any other bad line is.
+    for number, line in enumerate(complete.splitlines()[1:], start=2):
+        if not line.strip():  # an editor's blank line holds no game
+            continue
         try:
-            entries.append(json.loads(line))
+            entries.append(json.loads(line.decode("utf-8")))
+        except UnicodeDecodeError as error:
+            raise ValueError(
+                f"{path}:{number} is not a JSON line (byte 0x{line[error.start]:02x} is not UTF-8)."
+            ) from None
         except json.JSONDecodeError as error:
             raise ValueError(f"{path}:{number} is not a JSON line ({error}).") from None
     return header, [entry for entry in entries if entry.get("type") == "game"]

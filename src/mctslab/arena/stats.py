@@ -177,7 +177,9 @@ class SPRT:
     """A sequential probability ratio test: H0 ``elo = elo0`` against H1 ``elo = elo1``.
 
     ``alpha`` bounds the chance of accepting H1 when H0 holds, ``beta`` that
-    of accepting H0 when H1 holds (fishtest's defaults are 0.05 each).
+    of accepting H0 when H1 holds (fishtest's defaults are 0.05 each); each is
+    at most 1/2, and their sum below 1 (Wald 1945): at ``alpha + beta = 1``
+    both bounds are 0 and the test would accept H1 before any game.
     """
 
     elo0: float
@@ -190,6 +192,8 @@ class SPRT:
         check_float(self.elo1, "elo1", "SPRT")
         check_float(self.alpha, "alpha", "SPRT", low=0.0, high=0.5)
         check_float(self.beta, "beta", "SPRT", low=0.0, high=0.5)
+        if not self.alpha + self.beta < 1.0:
+            raise invalid("beta", "SPRT", f"< 1 - alpha ({1.0 - self.alpha:g})", self.beta)
         if not self.elo1 > self.elo0:
             raise ValueError(
                 f"The 'elo1' parameter of SPRT must be greater than elo0 ({self.elo0:g}). "
@@ -208,6 +212,8 @@ class SPRT:
                     f"--sprt takes elo0=..,elo1=..[,alpha=..,beta=..]; {item!r} is not one of "
                     "those."
                 )
+            if key in options:
+                raise ValueError(f"--sprt {text!r} gives {key!r} twice.")
             try:
                 options[key] = float(value)
             except ValueError:

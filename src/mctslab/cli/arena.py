@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -65,7 +66,8 @@ def arena(
         Path | None,
         typer.Option(
             help="The JSONL record; run the same command again to resume it "
-            "(default: arena-GAME-DIGEST.jsonl, one per distinct match)."
+            "(default: arena-GAME-DIGEST.jsonl, one per distinct match; a sweep keeps its "
+            "record as it gains values)."
         ),
     ] = None,
     plot: Annotated[
@@ -112,6 +114,7 @@ def arena(
         opt.fail("a human player needs this terminal: use --workers 1 and no --ray.")
     if interactive and not opt.stdin_is_terminal():
         opt.fail("--player human reads moves from a terminal, and stdin is not one.")
+    path = out or default_path(game, match.identity(), seed)
     if plot is not None:
         try:
             from mctslab.arena.plot import plot_path
@@ -119,15 +122,20 @@ def arena(
             plot = plot_path(plot)
         except (ImportError, ValueError) as error:
             opt.fail(str(error))
+        if plot.resolve() == path.resolve():
+            opt.fail(f"--plot and --out name one file, {plot}: the plot would replace the record.")
         opt.check_creatable(plot, "the plot")
-    path = out or default_path(game, match.identity(), seed)
-    try:
-        record = RunRecord.open(path, match.identity(), seed)
-    except ValueError as error:
-        opt.fail(str(error))
-    except OSError as error:
-        opt.fail(f"cannot write the record {path}: {error.strerror or error}.")
-    with record:
+    # The backend before the record, so that a Ray cluster out of reach leaves no record.
+    backend = _backend(workers, ray)
+    with contextlib.ExitStack() as stack:
+        if isinstance(backend, RayCluster):
+            stack.callback(backend.close)
+        try:
+            record = stack.enter_context(RunRecord.open(path, match.identity(), seed))
+        except ValueError as error:
+            opt.fail(str(error))
+        except OSError as error:
+            opt.fail(f"cannot write the record {path}: {error.strerror or error}.")
         resumed = _finished(match, record)
         if resumed:
             played = opt.counted(resumed, "game")
@@ -137,20 +145,17 @@ def arena(
                 f"Resuming {path}: {played} played before{beyond}.", soft_wrap=True
             )
         _warm_up(match)
-        backend = _backend(workers, ray)
         try:
             results = _run(match, record, backend, quiet=interactive)
         except KeyboardInterrupt:
+            finished = _finished(match, record, below=match.games)
             opt.error_console.print(
-                f"\nInterrupted. Finished games: {_finished(match, record)}, in {path}; "
+                f"\nInterrupted. Finished games: {finished}, in {path}; "
                 "run the same command to resume."
             )
             raise typer.Exit(130) from None
         except (GameFailed, ValueError) as error:  # a crashed game, no balanced opening found
             opt.fail(str(error), mistake=False)
-        finally:
-            if isinstance(backend, RayCluster):
-                backend.close()
     _report(match, results, path)
     if plot is not None:
         _plot(match, results, plot)
@@ -226,7 +231,7 @@ def _elo(value: float, digits: int = 1) -> str:
 
 def _label(match: Match, value: str | None) -> str:
     """What a point is called in the progress display: "A vs B", or "KEY=VALUE" in a sweep."""
-    return "A vs B" if match.sweep is None else f"{match.sweep.key}={value}"
+    return "A vs B" if match.sweep is None else match.sweep.label(value)
 
 
 def _status(match: Match, result: PointResult) -> str:
