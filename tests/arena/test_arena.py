@@ -157,9 +157,14 @@ def test_a_record_with_blank_lines_resumes(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("line", "problem"),
     [
-        (b'{"type":"game",\n', "(Expecting property name enclosed in double quotes"),
+        (
+            b'{"type":"game",\n',
+            "is not a JSON line (Expecting property name enclosed in double quotes",
+        ),
         # Before, "'utf-8' codec can't decode byte 0xe9 in position ...", with no file named.
-        (b'{"type":"game","by":"Ren\xe9"}\n', "(byte 0xe9 is not UTF-8)."),
+        (b'{"type":"game","by":"Ren\xe9"}\n', "is not a JSON line (byte 0xe9 is not UTF-8)."),
+        # Before, a traceback: 'int' object has no attribute 'get'.
+        (b"5\n", "is not a JSON object, as a record's lines are."),
     ],
 )
 def test_a_bad_line_in_a_record_is_named_by_its_file_and_number(
@@ -169,7 +174,7 @@ def test_a_bad_line_in_a_record_is_named_by_its_file_and_number(
     assert arena(*BASE, "--games", "2", "--out", str(out))[0] == 0
     out.write_bytes(out.read_bytes() + line)
     code, output = arena(*BASE, "--games", "2", "--out", str(out))
-    assert code == 2 and f"{out}:4 is not a JSON line {problem}" in output
+    assert code == 2 and f"{out}:4 {problem}" in output
 
 
 def test_a_killed_run_resumes_without_losing_or_repeating_games(tmp_path: Path) -> None:

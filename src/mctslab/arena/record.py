@@ -211,6 +211,8 @@ def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             ) from None
         except json.JSONDecodeError as error:
             raise ValueError(f"{path}:{number} is not a JSON line ({error}).") from None
+        if not isinstance(entries[-1], dict):
+            raise ValueError(f"{path}:{number} is not a JSON object, as a record's lines are.")
     return header, [entry for entry in entries if entry.get("type") == "game"]
 
 
