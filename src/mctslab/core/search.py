@@ -90,6 +90,14 @@ def check_search_protocol(state: GameState) -> None:
             "independent state, which the search plays moves on."
         )
     check_move_sequence(state.legal_moves(), spec)
+    # Only a search's result names moves, so a game without move_to_str failed once the
+    # whole budget was spent.
+    move_to_str = getattr(state, "move_to_str", None)
+    if not callable(move_to_str):
+        raise ValueError(
+            f"The move_to_str of {spec.name!r} must be a method move_to_str(move) -> str, which "
+            f"names the moves of a search's result; got {move_to_str!r}."
+        )
 
 
 def check_returns(values: Sequence[float], state: GameState) -> Sequence[float]:
