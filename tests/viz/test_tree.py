@@ -27,6 +27,22 @@ def test_the_root_box_shows_visits_but_no_value() -> None:
     assert 'label="+20\\nvisits 7\\nvalue 0.875\\n(+4 more)"' in source
 
 
+def test_moves_and_titles_are_drawn_as_they_are() -> None:
+    # Before, DOT read their backslashes as escapes: "back\\" swallowed the rest of its box
+    # and "x\\ly" ended a line at "x"; a title in angle brackets was taken for HTML (and one
+    # ending in a backslash left its quote open); a move named "" was labelled "root".
+    pytest.importorskip("graphviz")
+    moves = ("back\\", "x\\ly", "")
+    children = tuple(TreeView(move=m, visits=1, value=0.5, children=(), expanded=0) for m in moves)
+    root = TreeView(move=None, visits=3, value=0.0, children=children, expanded=3)
+    source = tree_to_dot(root, title="<C:\\>")
+    assert r'label="<C:\\>"' in source
+    assert r'label="back\\\nvisits 1\nvalue 0.500"' in source
+    assert r'label="x\\ly\nvisits 1\nvalue 0.500"' in source
+    assert r'label="\nvisits 1\nvalue 0.500"' in source
+    assert source.count(r'"root\n') == 1
+
+
 @pytest.mark.parametrize("engine", ["python", "compiled"])
 def test_an_engine_without_a_tree_says_why(engine: str) -> None:
     state = make("tictactoe")

@@ -32,15 +32,19 @@ def tree_to_dot(view: TreeView, *, title: str = "") -> str:
     several move orders is drawn under each parent that reaches it, and the
     visits below a node can add up to more than its own.
     """
-    graph = require_graphviz().Digraph("search_tree", comment=title)
-    graph.attr(rankdir="TB", label=title, labelloc="t", fontname="Helvetica")
+    graphviz = require_graphviz()
+    graph = graphviz.Digraph("search_tree", comment=title)
+    # Not an HTML label, which DOT makes of a text in angle brackets.
+    graph.attr(
+        rankdir="TB", label=graphviz.nohtml(_dot_text(title)), labelloc="t", fontname="Helvetica"
+    )
     graph.attr("node", shape="box", style="rounded,filled", fontname="Helvetica", fontsize="10")
     root_visits = max(view.visits, 1)
     stack: list[tuple[str, TreeView]] = [("n0", view)]
     next_id = 1
     while stack:
         name, node = stack.pop()
-        label = f"{node.move or 'root'}\\nvisits {node.visits}"
+        label = f"{'root' if node.move is None else _dot_text(node.move)}\\nvisits {node.visits}"
         if node.move is not None:
             label += f"\\nvalue {node.value:.3f}"
         hidden = node.expanded - len(node.children)
@@ -55,6 +59,12 @@ def tree_to_dot(view: TreeView, *, title: str = "") -> str:
             graph.edge(name, child_name, penwidth=f"{width:.2f}")
             stack.append((child_name, child))
     return str(graph.source)
+
+
+def _dot_text(text: str) -> str:
+    """``text`` to be shown as it is in a DOT label: graphviz reads a backslash as an escape
+    (``\\l`` ends a line, a final one swallows the closing quote), so each is doubled."""
+    return text.replace("\\", "\\\\")
 
 
 def render_tree(view: TreeView, path: str | Path, *, title: str = "") -> list[Path]:
