@@ -239,6 +239,9 @@ class MCTS:
         self._rng = random.Random(config.seed)
         self._root: Node | None = None
         self._root_state: GameState | None = None
+        # The state object the kept tree was searched from, until the tree is advanced:
+        # tree_view names the position by it when the game defines no __eq__.
+        self._searched: GameState | None = None
         self._nodes = 0
 
     @property
@@ -247,9 +250,16 @@ class MCTS:
         return self._root
 
     def tree_view(self, state: GameState, *, max_depth: int = 3, top_k: int = 5) -> TreeView:
-        """A snapshot of the kept tree searched from ``state``, for drawing."""
-        if self._root is None or self._root_state is None or state != self._root_state:
+        """A snapshot of the kept tree searched from ``state``, for drawing.
+
+        ``state`` is the state object last searched (until :meth:`advance`) or
+        one equal to its position (``==``, which a game's own class has only
+        if it defines ``__eq__``).
+        """
+        if self._root is None or self._root_state is None:
             raise no_tree(self.config)
+        if state is not self._searched and state != self._root_state:
+            raise no_tree(self.config, state)
         return build_tree_view(
             self._root,
             self._root_state,
@@ -325,6 +335,7 @@ class MCTS:
         # An interrupt may land mid-iteration and leave the tree half updated: drop it.
         if self.config.reuse_tree and not interrupted:
             self._root, self._root_state, self._nodes = root, root_state, nodes
+            self._searched = state
         else:
             self.reset()
         return result
@@ -341,10 +352,11 @@ class MCTS:
             child = Node(move, root_state.current_player)
         root_state.apply(move)
         self._root, self._nodes = child, count_nodes(child)
+        self._searched = None  # whether the caller's state made the move too is unknown
 
     def reset(self) -> None:
         """Forget the kept tree."""
-        self._root = self._root_state = None
+        self._root = self._root_state = self._searched = None
         self._nodes = 0
 
     def _root_for(self, state: GameState) -> tuple[Node, GameState, int]:

@@ -14,12 +14,21 @@ from mctslab.core.protocol import GameState
 N = TypeVar("N")
 
 
-def no_tree(config: SearchConfig) -> ValueError:
-    """The error of an engine asked to draw a tree it does not hold, saying why."""
+def no_tree(config: SearchConfig, state: object = None) -> ValueError:
+    """The error of an engine asked to draw a tree it does not hold, saying why.
+
+    ``state``: the position asked for, where the engine holds the tree of another.
+    """
     if not config.reuse_tree:
         return ValueError(
             "The engine keeps no search tree (its config has reuse_tree=False); "
             "search with reuse_tree=True to draw one."
+        )
+    if state is not None and type(state).__eq__ is object.__eq__:
+        return ValueError(
+            "There is no search tree for this position: a state other than the one searched "
+            f"must compare equal to it, and {type(state).__name__} does not define __eq__ "
+            "(define it, or pass the state searched)."
         )
     return ValueError("There is no search tree for this position; search it first.")
 
