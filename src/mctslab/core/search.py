@@ -17,7 +17,14 @@ from time import perf_counter
 from mctslab._validation import check_callable, check_float, check_instance
 from mctslab.core.config import SETTLED_AFTER, Budget, SearchConfig
 from mctslab.core.engine import Progress, StopEvent, search_budget
-from mctslab.core.node import BYTES_PER_NODE, Node, count_nodes, mean_then_visits, visits_then_mean
+from mctslab.core.node import (
+    BYTES_PER_MOVE,
+    BYTES_PER_NODE,
+    Node,
+    mean_then_visits,
+    tree_size,
+    visits_then_mean,
+)
 from mctslab.core.policies import (
     TREE_POLICIES,
     Simulation,
@@ -148,30 +155,29 @@ def _unexpanded_root(root_state: GameState) -> ValueError:
 class _Limits:
     """The budget of one search, turned into thresholds checked between iterations."""
 
-    __slots__ = ("deadline", "iterations", "node_reason", "nodes", "settled_after", "stop")
+    __slots__ = ("deadline", "iterations", "memory", "nodes", "settled_after", "stop")
 
     def __init__(self, budget: Budget, start: float, stop: StopEvent | None) -> None:
         self.iterations = math.inf if budget.iterations is None else budget.iterations
         self.deadline = math.inf if budget.seconds is None else start + budget.seconds
         self.nodes = math.inf if budget.max_nodes is None else budget.max_nodes
-        self.node_reason = "nodes"
-        if budget.memory_mb is not None:
-            memory_nodes = int(budget.memory_mb * 2**20 / BYTES_PER_NODE)
-            if memory_nodes < self.nodes:
-                self.nodes = memory_nodes
-                self.node_reason = "memory"
+        self.memory = math.inf if budget.memory_mb is None else budget.memory_mb * 2**20
         self.settled_after = SETTLED_AFTER if budget.sized_only else math.inf
         self.stop = stop
 
-    def reached(self, simulations: int, nodes: int, idle: int) -> str | None:
+    def reached(self, simulations: int, nodes: int, moves: int, idle: int) -> str | None:
         """The first limit reached, by its SearchResult.stopped_by name, or None.
 
-        ``idle``: the simulations since the last one that added a node.
+        ``moves``: the moves the tree's nodes listed as untried (see
+        :func:`tree_size`); ``idle``: the simulations since the last one that
+        added a node.
         """
         if simulations >= self.iterations:
             return "iterations"
         if nodes >= self.nodes:
-            return self.node_reason
+            return "nodes"
+        if nodes * BYTES_PER_NODE + moves * BYTES_PER_MOVE >= self.memory:
+            return "memory"
         if idle >= self.settled_after:
             return "settled"
         if self.deadline != math.inf and perf_counter() >= self.deadline:
@@ -200,8 +206,9 @@ class MCTS:
     engine is always plain UCT (see :meth:`SearchConfig.plain`).
 
     A search always runs until the root has a child, then stops at the first
-    budget limit reached (``Budget(memory_mb=m)`` allows ``m`` MiB /
-    :data:`BYTES_PER_NODE` nodes). With ``config.reuse_tree`` the tree is
+    budget limit reached (``Budget(memory_mb=m)`` allows ``m`` MiB, each node
+    charged :data:`BYTES_PER_NODE` and each move of its untried-move list
+    :data:`BYTES_PER_MOVE`). With ``config.reuse_tree`` the tree is
     kept: :meth:`advance` re-roots it, and a search of a position equal to
     the kept root continues it (the result's ``simulations`` counts this
     search only, its ``nodes`` the whole tree). :meth:`reset` forgets the
@@ -242,7 +249,7 @@ class MCTS:
         # The state object the kept tree was searched from, until the tree is advanced:
         # tree_view names the position by it when the game defines no __eq__.
         self._searched: GameState | None = None
-        self._nodes = 0
+        self._nodes = self._moves = 0
 
     @property
     def tree(self) -> Node | None:
@@ -287,7 +294,7 @@ class MCTS:
         scale = return_scale(spec)
 
         start = perf_counter()
-        root, root_state, nodes = self._root_for(state)
+        root, root_state, nodes, moves = self._root_for(state)
         limits = _Limits(budget, start, stop)
         select = self.tree_policy
         simulate = self.simulation
@@ -299,7 +306,9 @@ class MCTS:
         stopped_by: str | None = None
         interrupted = False
         try:
-            while not (root.children and (stopped_by := limits.reached(simulations, nodes, idle))):
+            while not (
+                root.children and (stopped_by := limits.reached(simulations, nodes, moves, idle))
+            ):
                 leaf_state = root_state.clone()
                 path.clear()
                 grew = select(root, leaf_state, rng, c, path)
@@ -310,6 +319,10 @@ class MCTS:
                             "must append every node it enters, the new one included."
                         )
                     nodes += 1
+                    parent = path[-2] if len(path) > 1 else root
+                    if len(parent.children) == 1 and parent.untried is not None:
+                        # Its moves were listed this iteration, to expand its first child.
+                        moves += len(parent.untried) + 1
                 elif not root.children:
                     raise _unexpanded_root(root_state)
                 returns = check_returns(simulate(leaf_state, rng), leaf_state)
@@ -334,7 +347,7 @@ class MCTS:
         )
         # An interrupt may land mid-iteration and leave the tree half updated: drop it.
         if self.config.reuse_tree and not interrupted:
-            self._root, self._root_state, self._nodes = root, root_state, nodes
+            self._root, self._root_state, self._nodes, self._moves = root, root_state, nodes, moves
             self._searched = state
         else:
             self.reset()
@@ -351,19 +364,23 @@ class MCTS:
                 raise not_legal_at_root(move, root_state)
             child = Node(move, root_state.current_player)
         root_state.apply(move)
-        self._root, self._nodes = child, count_nodes(child)
+        self._root = child
+        self._nodes, self._moves = tree_size(child)
         self._searched = None  # whether the caller's state made the move too is unknown
 
     def reset(self) -> None:
         """Forget the kept tree."""
         self._root = self._root_state = self._searched = None
-        self._nodes = 0
+        self._nodes = self._moves = 0
 
-    def _root_for(self, state: GameState) -> tuple[Node, GameState, int]:
-        """The kept tree when ``state`` equals its root position, else a fresh one."""
+    def _root_for(self, state: GameState) -> tuple[Node, GameState, int, int]:
+        """The kept tree when ``state`` equals its root position, else a fresh one.
+
+        With the tree: its root, its position, its nodes and the moves they listed.
+        """
         if self._root is not None and self._root_state is not None and state == self._root_state:
-            return self._root, self._root_state, self._nodes
-        return Node(), state.clone(), 1
+            return self._root, self._root_state, self._nodes, self._moves
+        return Node(), state.clone(), 1, 0
 
     def _result(
         self,
