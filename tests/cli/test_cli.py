@@ -369,14 +369,33 @@ def test_numbers_levels_and_budgets() -> None:
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_numbers_spreads_the_first_levels_visits(engine: str) -> None:
-    # The classic example's UCB1 at its small coin-flip constant visits every
-    # child; UCB1-Tuned there had given one child 96-99% of the visits.
+    # The classic example's UCB1 visits every child; UCB1-Tuned, at the coin-flip
+    # constant of 1/(2 sqrt 2) used before, had given one child 96-99% of the visits.
     for seed in ("1", "2", "3"):
         data = numbers_json(
             "--num-sims", "1000", "--levels", "1", "--engine", engine, "--seed", seed
         )
         visits = [child["visits"] for child in data["levels"][0]["children"]]
         assert max(visits) < 0.6 * sum(visits), visits
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("policy", "order"), [("coinflip", ("mean", "visits")), ("uct", ("visits", "mean"))]
+)
+def test_numbers_plays_the_child_its_policy_names(
+    engine: str, policy: str, order: tuple[str, str]
+) -> None:
+    # The classic example plays the child of highest mean (BESTCHILD(root, 0)); before, its
+    # coin-flip policy here played the most visited child, as UCT does.
+    for seed in ("1", "2"):
+        data = numbers_json(
+            "--num-sims", "200", "--levels", "6", "--policy", policy, "--engine", engine,
+            "--seed", seed,
+        )  # fmt: skip
+        for level in data["levels"]:
+            best = max(level["children"], key=lambda child: (child[order[0]], child[order[1]]))
+            assert level["best"]["move"] == best["move"], level
 
 
 @pytest.mark.parametrize(

@@ -43,7 +43,8 @@ def numbers(
     policy: Annotated[
         str,
         typer.Option(
-            help="Tree policy: coinflip (the classic example's) or uct.",
+            help="Tree policy: coinflip (the classic example's, which also plays the child of "
+            "highest mean reward) or uct (which plays the most visited child).",
             callback=opt.one_of(get_args(TreePolicy)),
         ),
     ] = "coinflip",
@@ -53,8 +54,8 @@ def numbers(
         float | None,
         typer.Option(
             "--c",
-            help="UCT exploration constant (default 1/(2 sqrt(2)) with the coinflip policy, "
-            "sqrt(2) with uct).",
+            help="UCT exploration constant c, of c sqrt(ln N / n) (default 1 with the coinflip "
+            "policy, the classic example's, sqrt(2) with uct).",
             callback=opt.non_negative,
         ),
     ] = None,
@@ -64,8 +65,7 @@ def numbers(
 
     Each level searches from the best child of the last, keeping its subtree,
     with a budget of num_sims/(level+1) simulations. The bandit is UCB1, the
-    classic example's (UCB1-Tuned, the default elsewhere, explores too little
-    at its small coin-flip constant: one child took nearly every visit).
+    classic example's, rather than the UCB1-Tuned of the other commands.
     """
     if tree is not None:
         if tree.suffix.lower() not in TREE_SUFFIXES:
@@ -84,9 +84,11 @@ def numbers(
     state = _new_game(turns, goal)
     if levels > turns:
         opt.fail(f"--levels {levels} is more than the {turns} turns of the game.")
-    if c is None and policy == "coinflip":
+    classic = policy == "coinflip"
+    if c is None and classic:
         c = COINFLIP_C
-    config = opt.search_config(seed, c, tree_policy=policy, bandit="ucb1")
+    final_move = "value" if classic else "visits"  # the classic's BESTCHILD(root, 0)
+    config = opt.search_config(seed, c, tree_policy=policy, final_move=final_move, bandit="ucb1")
     player = opt.mcts_player(engine, config, Budget(iterations=num_sims), 1)
     report: list[dict[str, Any]] = []
     # Ctrl-C stops the command after the levels already decided (before, it went on to the
