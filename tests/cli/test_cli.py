@@ -405,6 +405,7 @@ def test_numbers_plays_the_child_its_policy_names(
         (["--tree", "t.txt"], "must end in .svg, .png, .pdf, .dot"),
         (["--tree-depth", "0"], "--tree-depth"),
         (["--tree-top", "0"], "--tree-top"),
+        (["--tree-nodes", "0"], "--tree-nodes"),
     ],
 )
 def test_numbers_refuses_a_bad_tree_request(options: list[str], message: str) -> None:
@@ -455,6 +456,20 @@ def test_numbers_prints_children_and_best(tmp_path: Path, engine: str) -> None:
     assert dot.read_text().count("visits") >= 5
     if shutil.which("dot"):
         assert tree.exists() and "<svg" in tree.read_text()
+
+
+def test_numbers_draws_at_most_tree_nodes_positions_and_says_so(tmp_path: Path) -> None:
+    # Before, --tree-depth 7 drew this 4,003-node tree as 18,778 boxes (1,041,042 at depth
+    # 10): each position the compiled engine shares among move orders was copied under each.
+    dot = tmp_path / "deep.dot"
+    code, output = run(
+        "numbers", "--num-sims", "3000", "--levels", "1", "--seed", "1", "--tree", str(dot),
+        "--tree-depth", "7",
+    )  # fmt: skip
+    assert code == 0, output
+    assert f"Search tree written to {dot}: the 100 most visited positions (--tree-nodes)" in output
+    assert dot.read_text().count('[label="visits ') == 99  # and the root's box
+    assert "the 100 most visited positions (--tree-nodes)" in dot.read_text()
 
 
 def test_ctrl_c_stops_numbers_after_the_levels_decided(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,6 +13,7 @@ from mctslab.cli import _options as opt
 from mctslab.cli._thinking import Thinking
 from mctslab.core.config import COINFLIP_C, Budget, TreePolicy
 from mctslab.core.result import SearchResult
+from mctslab.core.tree_view import MAX_VIEW_NODES
 
 if TYPE_CHECKING:
     from mctslab.games.numbers import NumbersState
@@ -38,8 +39,18 @@ def numbers(
             "the .dot source is always written, the picture where graphviz's dot is installed."
         ),
     ] = None,
-    tree_depth: Annotated[int, typer.Option(help="Levels of the tree to draw.", min=1)] = 3,
-    tree_top: Annotated[int, typer.Option(help="Most visited children drawn per node.", min=1)] = 4,
+    tree_depth: Annotated[int, typer.Option(help="Moves deep to draw the tree.", min=1)] = 3,
+    tree_top: Annotated[
+        int, typer.Option(help="Most visited children drawn per position.", min=1)
+    ] = 4,
+    tree_nodes: Annotated[
+        int,
+        typer.Option(
+            help="Most positions drawn in all, the most visited; a position reached by "
+            "several move orders is drawn once.",
+            min=1,
+        ),
+    ] = MAX_VIEW_NODES,
     policy: Annotated[
         str,
         typer.Option(
@@ -101,7 +112,15 @@ def numbers(
             if interrupted():
                 break
             if level == 0 and tree is not None:
-                _draw(player.engine, state, tree, tree_depth, tree_top, num_sims)
+                _draw(
+                    player.engine,
+                    state,
+                    tree,
+                    num_sims,
+                    depth=tree_depth,
+                    top=tree_top,
+                    most=tree_nodes,
+                )
             report.append(_level(level, state, result, as_json))
             player.observe(result.best_move)
             state.apply(result.best_move)
@@ -183,17 +202,24 @@ def _level(level: int, state: NumbersState, result: SearchResult, quiet: bool) -
     return entry
 
 
-def _draw(engine: Any, state: NumbersState, path: Path, depth: int, top: int, sims: int) -> None:
+def _draw(
+    engine: Any, state: NumbersState, path: Path, sims: int, *, depth: int, top: int, most: int
+) -> None:
     from mctslab.viz.tree import render_tree
 
-    view = engine.tree_view(state, max_depth=depth, top_k=top)
-    title = f"numbers game, level 0, {opt.counted(sims, 'simulation')}"
+    view = engine.tree_view(state, max_depth=depth, top_k=top, max_nodes=most)
+    drawn = view.count()
+    # Said in the picture too: a drawing cut by --tree-nodes is not the top of the tree.
+    cut = f"the {drawn} most visited positions (--tree-nodes)" if drawn == most else ""
+    title = f"numbers game, level 0, {opt.counted(sims, 'simulation')}\n{cut}".strip()
     try:
         written = render_tree(view, path, title=title)
     except (RuntimeError, OSError) as error:
         opt.fail(f"cannot draw the tree to {path}: {error}", mistake=False)
     opt.error_console.print(
-        "Search tree written to " + ", ".join(map(str, written)), soft_wrap=True
+        f"Search tree written to {', '.join(map(str, written))}: "
+        + (cut or opt.counted(drawn, "position")),
+        soft_wrap=True,
     )
     if path.suffix.lower() in {".svg", ".png", ".pdf"} and path not in written:
         opt.error_console.print("(graphviz's `dot` is not installed: only the DOT source.)")

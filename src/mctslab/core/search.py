@@ -34,7 +34,7 @@ from mctslab.core.policies import (
 )
 from mctslab.core.protocol import GameSpecLike, GameState
 from mctslab.core.result import MoveStats, SearchResult
-from mctslab.core.tree_view import TreeView, build_tree_view, no_tree
+from mctslab.core.tree_view import MAX_VIEW_NODES, TreeView, build_tree_view, no_tree
 from mctslab.games._base import (
     IllegalMoveError,
     breaks_zero_sum,
@@ -256,8 +256,16 @@ class MCTS:
         """The root of the kept tree (for inspection and drawing), or None."""
         return self._root
 
-    def tree_view(self, state: GameState, *, max_depth: int = 3, top_k: int = 5) -> TreeView:
-        """A snapshot of the kept tree searched from ``state``, for drawing.
+    def tree_view(
+        self,
+        state: GameState,
+        *,
+        max_depth: int = 3,
+        top_k: int = 5,
+        max_nodes: int = MAX_VIEW_NODES,
+    ) -> TreeView:
+        """A snapshot of the kept tree searched from ``state``, for drawing (see
+        :func:`build_tree_view`).
 
         ``state`` is the state object last searched (until :meth:`advance`) or
         one equal to its position (``==``, which a game's own class has only
@@ -274,6 +282,7 @@ class MCTS:
             lambda node: (node.move, node.visits, node.mean),
             max_depth=max_depth,
             top_k=top_k,
+            max_nodes=max_nodes,
         )
 
     def search(
