@@ -311,13 +311,14 @@ def test_countdown_json_rows_match_the_solver() -> None:
     assert [row["start"] for row in rows] == list(range(1, 13))
     for row in rows:
         solution = truth[row["start"]]
-        assert {"start", "best_move", "win_rate", "correct"} <= set(row)
+        # Before, "best_move" (and the table's "AI says") did not say what the number counts.
+        assert {"start", "numbers_to_say", "win_rate", "correct"} <= set(row)
         assert row["correct"] == (
-            row["best_move"] - 1 in solution.winning_moves or not solution.wins
+            row["numbers_to_say"] - 1 in solution.winning_moves or not solution.wins
         )
         assert 0.0 <= row["win_rate"] <= 1.0
     # Starts 1-3 are won at once by saying every number down to 1.
-    assert [row["best_move"] for row in rows[:3]] == [1, 2, 3]
+    assert [row["numbers_to_say"] for row in rows[:3]] == [1, 2, 3]
     assert all(row["correct"] for row in rows[:3])
 
 
