@@ -459,6 +459,13 @@ def test_numbers_prints_children_and_best(tmp_path: Path, engine: str) -> None:
         assert tree.exists() and "<svg" in tree.read_text()
 
 
+def test_numbers_tree_help_names_every_file_it_takes() -> None:
+    # Before, it named FILE.svg/.png/.pdf, though FILE.dot is taken too.
+    numbers = typer.main.get_command(app).commands["numbers"]  # type: ignore[attr-defined]
+    help_text = next(param.help for param in numbers.params if param.name == "tree")
+    assert all(f"FILE{suffix}" in help_text for suffix in (".svg", ".dot"))
+
+
 def test_numbers_draws_at_most_tree_nodes_positions_and_says_so(tmp_path: Path) -> None:
     # Before, --tree-depth 7 drew this 4,003-node tree as 18,778 boxes (1,041,042 at depth
     # 10): each position the compiled engine shares among move orders was copied under each.

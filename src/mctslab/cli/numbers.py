@@ -35,8 +35,9 @@ def numbers(
     tree: Annotated[
         Path | None,
         typer.Option(
-            help="Draw the first level's search tree: FILE.svg/.png/.pdf. Needs the viz extra; "
-            "the .dot source is always written, the picture where graphviz's dot is installed."
+            help="Draw the first level's search tree: FILE.svg/.png/.pdf, or FILE.dot for the "
+            "DOT source alone. Needs the viz extra; the .dot source is always written, the "
+            "picture where graphviz's dot is installed."
         ),
     ] = None,
     tree_depth: Annotated[int, typer.Option(help="Moves deep to draw the tree.", min=1)] = 3,
