@@ -450,7 +450,9 @@ def test_numbers_prints_children_and_best(tmp_path: Path, engine: str) -> None:
         "--tree", str(tree),
     )  # fmt: skip
     assert code == 0, output
-    assert "level 0: 4 children" in output and "Best child:" in output
+    assert "level 0: 4 children, 100 simulations\n" in output and "Best child:" in output
+    # Level 1's children hold level 0's visits too, more than its 50 simulations: said.
+    assert "level 1: 4 children, 50 simulations (visits include those of earlier levels" in output
     dot = tmp_path / "tree.dot"
     assert dot.exists() and "digraph" in dot.read_text()
     # The root and its four children, each labelled with its visits.

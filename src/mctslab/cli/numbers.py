@@ -76,7 +76,8 @@ def numbers(
     """Play the numbers game one decision (level) at a time, printing each level's children.
 
     Each level searches from the best child of the last, keeping its subtree,
-    with a budget of num_sims/(level+1) simulations. The bandit is UCB1, the
+    with a budget of num_sims/(level+1) simulations: the visits of a level's
+    children count the earlier levels' too. The bandit is UCB1, the
     classic example's, rather than the UCB1-Tuned of the other commands.
     """
     if tree is not None:
@@ -180,7 +181,9 @@ def _level(level: int, state: NumbersState, result: SearchResult, quiet: bool) -
             f"level {level}: {opt.counted(len(children), 'child', 'children')}, "
             f"{opt.counted(result.simulations, 'simulation')}"
             # The tree's exact reward sums count up to a cap (docs/decisions.md).
-            + (" (stopped at the tree's visit cap)" if result.stopped_by == "visits" else ""),
+            + (" (stopped at the tree's visit cap)" if result.stopped_by == "visits" else "")
+            # Else the children's visits seem to add up to more than were spent.
+            + (" (visits include those of earlier levels, kept with the subtree)" if level else ""),
             soft_wrap=True,
         )
         table = Table()
