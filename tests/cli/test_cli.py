@@ -311,13 +311,14 @@ def test_countdown_json_rows_match_the_solver() -> None:
     assert [row["start"] for row in rows] == list(range(1, 13))
     for row in rows:
         solution = truth[row["start"]]
-        assert {"start", "best_move", "win_rate", "correct"} <= set(row)
+        # Before, "best_move" (and the table's "AI says") did not say what the number counts.
+        assert {"start", "numbers_to_say", "win_rate", "correct"} <= set(row)
         assert row["correct"] == (
-            row["best_move"] - 1 in solution.winning_moves or not solution.wins
+            row["numbers_to_say"] - 1 in solution.winning_moves or not solution.wins
         )
         assert 0.0 <= row["win_rate"] <= 1.0
     # Starts 1-3 are won at once by saying every number down to 1.
-    assert [row["best_move"] for row in rows[:3]] == [1, 2, 3]
+    assert [row["numbers_to_say"] for row in rows[:3]] == [1, 2, 3]
     assert all(row["correct"] for row in rows[:3])
 
 
@@ -369,14 +370,33 @@ def test_numbers_levels_and_budgets() -> None:
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_numbers_spreads_the_first_levels_visits(engine: str) -> None:
-    # The classic example's UCB1 at its small coin-flip constant visits every
-    # child; UCB1-Tuned there had given one child 96-99% of the visits.
+    # The classic example's UCB1 visits every child; UCB1-Tuned, at the coin-flip
+    # constant of 1/(2 sqrt 2) used before, had given one child 96-99% of the visits.
     for seed in ("1", "2", "3"):
         data = numbers_json(
             "--num-sims", "1000", "--levels", "1", "--engine", engine, "--seed", seed
         )
         visits = [child["visits"] for child in data["levels"][0]["children"]]
         assert max(visits) < 0.6 * sum(visits), visits
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("policy", "order"), [("coinflip", ("mean", "visits")), ("uct", ("visits", "mean"))]
+)
+def test_numbers_plays_the_child_its_policy_names(
+    engine: str, policy: str, order: tuple[str, str]
+) -> None:
+    # The classic example plays the child of highest mean (BESTCHILD(root, 0)); before, its
+    # coin-flip policy here played the most visited child, as UCT does.
+    for seed in ("1", "2"):
+        data = numbers_json(
+            "--num-sims", "200", "--levels", "6", "--policy", policy, "--engine", engine,
+            "--seed", seed,
+        )  # fmt: skip
+        for level in data["levels"]:
+            best = max(level["children"], key=lambda child: (child[order[0]], child[order[1]]))
+            assert level["best"]["move"] == best["move"], level
 
 
 @pytest.mark.parametrize(
@@ -386,6 +406,7 @@ def test_numbers_spreads_the_first_levels_visits(engine: str) -> None:
         (["--tree", "t.txt"], "must end in .svg, .png, .pdf, .dot"),
         (["--tree-depth", "0"], "--tree-depth"),
         (["--tree-top", "0"], "--tree-top"),
+        (["--tree-nodes", "0"], "--tree-nodes"),
     ],
 )
 def test_numbers_refuses_a_bad_tree_request(options: list[str], message: str) -> None:
@@ -429,13 +450,36 @@ def test_numbers_prints_children_and_best(tmp_path: Path, engine: str) -> None:
         "--tree", str(tree),
     )  # fmt: skip
     assert code == 0, output
-    assert "level 0: 4 children" in output and "Best child:" in output
+    assert "level 0: 4 children, 100 simulations\n" in output and "Best child:" in output
+    # Level 1's children hold level 0's visits too, more than its 50 simulations: said.
+    assert "level 1: 4 children, 50 simulations (visits include those of earlier levels" in output
     dot = tmp_path / "tree.dot"
     assert dot.exists() and "digraph" in dot.read_text()
     # The root and its four children, each labelled with its visits.
     assert dot.read_text().count("visits") >= 5
     if shutil.which("dot"):
         assert tree.exists() and "<svg" in tree.read_text()
+
+
+def test_numbers_tree_help_names_every_file_it_takes() -> None:
+    # Before, it named FILE.svg/.png/.pdf, though FILE.dot is taken too.
+    numbers = typer.main.get_command(app).commands["numbers"]  # type: ignore[attr-defined]
+    help_text = next(param.help for param in numbers.params if param.name == "tree")
+    assert all(f"FILE{suffix}" in help_text for suffix in (".svg", ".dot"))
+
+
+def test_numbers_draws_at_most_tree_nodes_positions_and_says_so(tmp_path: Path) -> None:
+    # Before, --tree-depth 7 drew this 4,003-node tree as 18,778 boxes (1,041,042 at depth
+    # 10): each position the compiled engine shares among move orders was copied under each.
+    dot = tmp_path / "deep.dot"
+    code, output = run(
+        "numbers", "--num-sims", "3000", "--levels", "1", "--seed", "1", "--tree", str(dot),
+        "--tree-depth", "7",
+    )  # fmt: skip
+    assert code == 0, output
+    assert f"Search tree written to {dot}: the 100 most visited positions (--tree-nodes)" in output
+    assert dot.read_text().count('[label="visits ') == 99  # and the root's box
+    assert "the 100 most visited positions (--tree-nodes)" in dot.read_text()
 
 
 def test_ctrl_c_stops_numbers_after_the_levels_decided(monkeypatch: pytest.MonkeyPatch) -> None:

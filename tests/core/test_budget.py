@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import threading
+import tracemalloc
 from collections.abc import Sequence
 
 import pytest
 
 from mctslab import SearchResult
 from mctslab.core import (
+    BYTES_PER_MOVE,
     BYTES_PER_NODE,
     DEFAULT_ITERATIONS,
     MCTS,
@@ -18,6 +20,7 @@ from mctslab.core import (
     count_nodes,
     default_simulation,
 )
+from mctslab.core.node import tree_size
 from mctslab.games import make
 from mctslab.games.countdown import solve
 from tests.core.tictactoe_minimax import position
@@ -39,11 +42,33 @@ def test_max_nodes() -> None:
     assert mcts.tree is not None and count_nodes(mcts.tree) == 40
 
 
-def test_memory_is_a_node_limit() -> None:
-    budget = Budget(memory_mb=0.02)
-    expected = int(0.02 * 2**20 / BYTES_PER_NODE)
-    result = engine().search(position(""), budget)
-    assert (result.stopped_by, result.nodes) == ("memory", expected)
+def test_memory_charges_the_nodes_and_the_moves_they_list() -> None:
+    mcts = engine()
+    result = mcts.search(position(""), Budget(memory_mb=0.02))
+    assert mcts.tree is not None
+    nodes, moves = tree_size(mcts.tree)
+    held = nodes * BYTES_PER_NODE + moves * BYTES_PER_MOVE
+    # The search stops with the node that reaches the budget: one node and its list
+    # (below the root, of at most 8 moves) less would be under it.
+    last = BYTES_PER_NODE + 8 * BYTES_PER_MOVE
+    assert (result.stopped_by, result.nodes) == ("memory", nodes)
+    assert 0.02 * 2**20 <= held < 0.02 * 2**20 + last
+
+
+def test_a_memory_budget_is_a_ceiling_on_a_wide_game() -> None:
+    # Before, a node was taken for 400 bytes whatever it held: on 19x19 Gomoku, whose
+    # nodes list hundreds of untried moves, 1 MiB stopped at 2,621 nodes holding 2.65 MiB.
+    state = make("gomoku", size=19)
+    engine().search(state, Budget(iterations=10))  # what a first search loads, outside
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        result = engine().search(state, Budget(memory_mb=1))
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert result.stopped_by == "memory"
+    assert peak <= 2**20
 
 
 def test_the_smaller_of_nodes_and_memory_wins() -> None:

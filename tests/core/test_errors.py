@@ -190,6 +190,9 @@ def test_breaches_of_the_protocol_seen_at_the_root_are_named() -> None:
         def player(self) -> int:
             return 0
 
+    class NoNotation(_Broken):
+        move_to_str = None  # type: ignore[assignment]
+
     method_player = MethodPlayer()
     method_player.current_player = method_player.player  # type: ignore[assignment]
     dict_spec = _Broken()
@@ -202,6 +205,9 @@ def test_breaches_of_the_protocol_seen_at_the_root_are_named() -> None:
         _search(method_player)
     with pytest.raises(ValueError, match="A state's spec must have name, num_players, min_return"):
         _search(dict_spec)
+    # Before: an AttributeError once the whole budget was spent, from the result's notation.
+    with pytest.raises(ValueError, match=r"The move_to_str of 'nim' must be a method move_to_str"):
+        _search(NoNotation())
     with pytest.raises(ValueError, match="must have an int num_players >= 1; got 0"):
         _search(zero_players)
     with pytest.raises(ValueError, match=r"'state' parameter of MCTS\.search must be a game state"):

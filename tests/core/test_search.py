@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
@@ -13,6 +14,7 @@ from mctslab.core import (
     Budget,
     Node,
     SearchConfig,
+    best_uct_child,
     count_nodes,
     default_simulation,
     uniform_playout,
@@ -132,6 +134,24 @@ def test_final_move_by_value() -> None:
 def test_coinflip_policy_plays_a_minimax_move(line: str, why: str) -> None:
     result = search(line, iterations=3000, tree_policy="coinflip", c=COINFLIP_C)
     assert result.best_notation in best_moves(position(line)), why
+
+
+def test_the_classic_constant_scores_children_as_the_classic_example() -> None:
+    # Harold Sultan's mcts.py (https://github.com/haroldsultan/MCTS, at 5310c15) scores a
+    # child mean + SCALAR * sqrt(2 ln N / n) with SCALAR = 1/sqrt(2). Before, COINFLIP_C was
+    # 1/(2 sqrt 2), used as c in c * sqrt(ln N / n): it followed the most visited child here.
+    scalar = 1 / math.sqrt(2)
+    parent = Node()
+    parent.visits = 30
+    for move, (visits, mean) in enumerate([(20, 0.70), (6, 0.55), (4, 0.45)]):
+        child = Node(move, 0)
+        child.visits, child.value_sum = visits, visits * mean
+        parent.children.append(child)
+    scores = [
+        child.mean + scalar * math.sqrt(2 * math.log(parent.visits) / child.visits)
+        for child in parent.children
+    ]
+    assert best_uct_child(parent, COINFLIP_C).move == scores.index(max(scores)) == 2
 
 
 @pytest.mark.parametrize("tree_policy", ["uct", "coinflip"])

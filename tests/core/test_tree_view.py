@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from mctslab import Budget, SearchConfig, make
+from mctslab.core import COINFLIP_C
 from mctslab.core.tree_view import TreeView, build_tree_view
 from mctslab.players import new_engine
 
@@ -19,7 +20,7 @@ class Node:
     children: list[Node] = field(default_factory=list)
 
 
-def snapshot(root: Node, *, max_depth: int, top_k: int) -> TreeView:
+def snapshot(root: Node, *, max_depth: int, top_k: int, max_nodes: int = 100) -> TreeView:
     return build_tree_view(
         root,
         make("tictactoe"),
@@ -27,12 +28,25 @@ def snapshot(root: Node, *, max_depth: int, top_k: int) -> TreeView:
         lambda node: (node.move, node.visits, node.mean),
         max_depth=max_depth,
         top_k=top_k,
+        max_nodes=max_nodes,
     )
 
 
 def shape(view: TreeView) -> tuple[object, ...]:
-    """A snapshot as nested tuples of (move, visits, expanded, children)."""
-    return (view.move, view.visits, view.expanded, tuple(shape(c) for c in view.children))
+    """A snapshot as nested tuples of (visits, expanded, children as (move, child))."""
+    return (view.visits, view.expanded, tuple((m, shape(c)) for m, c in view.children))
+
+
+def parents(view: TreeView) -> dict[int, int]:
+    """How many parents each position of a snapshot has, by its view's id."""
+    count: dict[int, int] = {}
+    stack = [view]
+    while stack:
+        for _, child in stack.pop().children:
+            count[id(child)] = count.get(id(child), 0) + 1
+            if count[id(child)] == 1:
+                stack.append(child)
+    return count
 
 
 def test_a_snapshot_keeps_the_most_visited_children_in_order_down_to_its_depth() -> None:
@@ -49,18 +63,66 @@ def test_a_snapshot_keeps_the_most_visited_children_in_order_down_to_its_depth()
         ],
     )
     assert shape(snapshot(root, max_depth=2, top_k=2)) == (
-        None,
         40,
         3,
         (
-            ("b2", 20, 3, (("c3", 9, 0, ()), ("b3", 5, 0, ()))),
-            ("c3", 14, 1, (("b2", 13, 1, ()),)),  # depth 2: its child is counted, not kept
+            ("b2", (20, 3, (("c3", (9, 0, ())), ("b3", (5, 0, ()))))),
+            ("c3", (14, 1, (("b2", (13, 1, ())),))),  # depth 2: its child counted, not kept
         ),
     )
     assert snapshot(root, max_depth=0, top_k=5).children == ()
-    assert snapshot(root, max_depth=1, top_k=5).children[0].value == 0.7
+    assert snapshot(root, max_depth=1, top_k=5).children[0][1].value == 0.7
     deeper = snapshot(root, max_depth=3, top_k=2)
-    assert deeper.count() == 7 and deeper.children[1].children[0].children[0].move == "a3"
+    assert deeper.count() == 7 and deeper.children[1][1].children[0][1].children[0][0] == "a3"
+
+
+def test_a_snapshot_keeps_its_most_visited_positions_however_deep() -> None:
+    # Before, nothing bounded a snapshot but its depth and the children kept per node.
+    line = Node(4, 30, children=[Node(0, 29, children=[Node(8, 28, children=[Node(2, 27)])])])
+    root = Node(-1, 40, children=[line, Node(0, 6), Node(8, 4)])
+    # The line of the most visits first, to its end, then the root's next child: its
+    # third, of 4 visits, is cut (and counted in ``expanded``).
+    assert shape(snapshot(root, max_depth=9, top_k=3, max_nodes=6)) == (
+        40,
+        3,
+        (
+            ("b2", (30, 1, (("a3", (29, 1, (("c1", (28, 1, (("c3", (27, 0, ())),))),))),))),
+            ("a3", (6, 0, ())),
+        ),
+    )
+    assert snapshot(root, max_depth=9, top_k=3, max_nodes=1).children == ()
+
+
+def test_a_position_reached_by_several_move_orders_is_one_view() -> None:
+    # Nodes that stand for one position (the compiled engine's transpositions) share a
+    # view, a child of each parent; before, it was copied under every one of them.
+    shared = Node(8, 10, children=[Node(2, 9)])
+    root = Node(-1, 30, children=[Node(0, 12, children=[shared]), Node(4, 11, children=[shared])])
+    view = build_tree_view(
+        root,
+        make("tictactoe"),
+        lambda node: node.children,
+        lambda node: (node.move, node.visits, node.mean),
+        max_depth=3,
+        top_k=2,
+        position=lambda node: node.visits,  # each position's visits are its own, here
+    )
+    a3, b2 = (child for _, child in view.children)
+    assert a3.children[0][1] is b2.children[0][1]
+    assert view.count() == 5 and sorted(parents(view).values()) == [1, 1, 1, 2]
+
+
+def test_the_compiled_engines_snapshot_holds_each_position_once() -> None:
+    # Before, depth 7 of this 4,003-node tree made 18,778 views, depth 10 1,041,042.
+    state = make("numbers")
+    config = SearchConfig(seed=1, tree_policy="coinflip", c=COINFLIP_C, bandit="ucb1")
+    engine = new_engine("compiled", config)
+    result = engine.search(state, Budget(iterations=3000))
+    view = engine.tree_view(state, max_depth=7, top_k=4)  # type: ignore[attr-defined]
+    assert view.count() <= 100 < result.nodes
+    whole = engine.tree_view(state, max_depth=10, top_k=4, max_nodes=10**6)  # type: ignore[attr-defined]
+    assert whole.count() < result.nodes
+    assert max(parents(whole).values()) > 1
 
 
 @pytest.mark.parametrize("engine", ["python", "compiled"])
@@ -70,5 +132,5 @@ def test_a_snapshots_first_level_is_the_searchs_root_statistics(engine: str) -> 
     result = searcher.search(state, Budget(iterations=3000))
     view = searcher.tree_view(state, max_depth=1, top_k=7)  # type: ignore[attr-defined]
     ranked = sorted(result.moves, key=lambda move: move.visits, reverse=True)
-    assert [(c.move, c.visits) for c in view.children] == [(m.notation, m.visits) for m in ranked]
+    assert [(m, c.visits) for m, c in view.children] == [(m.notation, m.visits) for m in ranked]
     assert view.expanded == len(result.moves) == 7

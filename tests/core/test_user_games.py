@@ -102,6 +102,20 @@ def test_state_without_eq_gets_a_fresh_tree() -> None:
     assert sum(m.visits for m in result.moves) == 100
 
 
+def test_a_state_without_eq_draws_the_tree_searched_from_it() -> None:
+    # Before, tree_view said "search it first" just after searching that very object.
+    engine = MCTS(SearchConfig(seed=0))
+    state = Bits()
+    engine.search(state, Budget(iterations=100))
+    assert engine.tree_view(state).visits == 100
+    with pytest.raises(ValueError, match="must compare equal to it, and Bits does not define"):
+        engine.tree_view(Bits())
+    # Once advanced, the tree is no longer that of the object searched, nor said to be.
+    engine.advance(1)
+    with pytest.raises(ValueError, match="Bits does not define __eq__"):
+        engine.tree_view(state)
+
+
 def test_the_conformance_check_passes_games_in_plain_python() -> None:
     # Before, it asked a plain-Python game for parse_move, play, outcome and pickling.
     check_game(lambda: Nim([1, 2, 3]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import weakref
 from pathlib import Path
@@ -18,13 +19,44 @@ from tests.conftest import garbage_collector_off
 
 
 def test_the_root_box_shows_visits_but_no_value() -> None:
-    # Values belong to the player who moved into a node; the root has none.
+    # Values belong to the player who moved into a position; the root has none.
     pytest.importorskip("graphviz")
-    child = TreeView(move="+20", visits=7, value=0.875, children=(), expanded=4)
-    root = TreeView(move=None, visits=10, value=0.0, children=(child,), expanded=4)
+    child = TreeView(visits=7, value=0.875, children=(), expanded=4)
+    root = TreeView(visits=10, value=0.0, children=(("+20", child),), expanded=4)
     source = tree_to_dot(root)
-    assert 'label="root\\nvisits 10\\n(+3 more)"' in source
-    assert 'label="+20\\nvisits 7\\nvalue 0.875\\n(+4 more)"' in source
+    assert 'n0 [label="root\\nvisits 10\\n(+3 more)"' in source
+    assert 'n1 [label="visits 7\\nvalue 0.875\\n(+4 more)"' in source
+    assert 'n0 -> n1 [label="+20"' in source
+
+
+def test_a_position_with_several_parents_is_one_box_with_an_arrow_from_each() -> None:
+    # Before, it was drawn under each parent, with all it held below: a drawing of the
+    # compiled engine's tree grew about fourfold a level.
+    pytest.importorskip("graphviz")
+    shared = TreeView(visits=5, value=0.5, children=(), expanded=0)
+    first = TreeView(visits=6, value=0.5, children=(("-18", shared),), expanded=1)
+    second = TreeView(visits=4, value=0.5, children=(("+27", shared),), expanded=1)
+    root = TreeView(visits=10, value=0.0, children=(("+20", first), ("-30", second)), expanded=2)
+    source = tree_to_dot(root, title="numbers\nthe 4 most visited")
+    assert source.count('[label="visits 5\\n') == 1
+    into = {move: box for box, move in re.findall(r"-> (n\d+) \[label=\"?([-+\d]+)", source)}
+    assert into["-18"] == into["+27"] != into["+20"]
+    assert 'label="numbers\\nthe 4 most visited"' in source
+
+
+def test_moves_and_titles_are_drawn_as_they_are() -> None:
+    # Before, DOT read their backslashes as escapes: "back\\" swallowed the rest of its box
+    # and "x\\ly" ended a line at "x"; a title in angle brackets was taken for HTML (and one
+    # ending in a backslash left its quote open); a move named "" was labelled "root".
+    pytest.importorskip("graphviz")
+    moves = ("back\\", "x\\ly", "", "<b>")
+    leaf = TreeView(visits=1, value=0.5, children=(), expanded=0)
+    root = TreeView(visits=4, value=0.0, children=tuple((m, leaf) for m in moves), expanded=4)
+    source = tree_to_dot(root, title="<C:\\>")
+    assert r'label="<C:\\>"' in source
+    for move in (r'"back\\"', r'"x\\ly"', '""', '"<b>"'):
+        assert f"n0 -> n1 [label={move} " in source
+    assert source.count(r'"root\n') == 1
 
 
 @pytest.mark.parametrize("engine", ["python", "compiled"])
@@ -66,7 +98,7 @@ def test_a_picture_that_cannot_be_written_raises_oserror_and_leaves_no_litter(
     pytest.importorskip("graphviz")
     if not shutil.which("dot"):
         pytest.skip("graphviz's dot is not installed")
-    view = TreeView(move=None, visits=1, value=0.0, children=(), expanded=0)
+    view = TreeView(visits=1, value=0.0, children=(), expanded=0)
     (tmp_path / "tree.svg").mkdir()
     with pytest.raises(OSError):
         render_tree(view, tmp_path / "tree.svg")

@@ -21,7 +21,7 @@ def countdown(
     c: opt.Exploration = None,
     as_json: opt.Json = False,
 ) -> None:
-    """For each start, the AI's best move and win rate, and whether it is right.
+    """For each start, how many numbers the AI says, its win rate, and whether it is right.
 
     Whoever says 1 wins, so the winning move leaves the opponent a multiple
     of 4; from a multiple of 4 every move loses, and any move is counted right.
@@ -51,7 +51,7 @@ def countdown(
             rows.append(
                 {
                     "start": start,
-                    "best_move": int(result.best_notation),
+                    "numbers_to_say": int(result.best_notation),
                     "win_rate": result.value,
                     "correct": correct,
                     "winning_moves": sorted(m + 1 for m in solution.winning_moves),
@@ -70,13 +70,13 @@ def _print_table(rows: list[dict[str, Any]], iterations: int) -> None:
     simulations = opt.counted(iterations, "simulation")
     opt.console.print(f"countdown: the AI's move from each start ({simulations})", soft_wrap=True)
     table = Table()
-    for column in ("start", "AI says", "win rate", "winning moves", "correct"):
+    for column in ("start", "numbers to say", "win rate", "winning moves", "correct"):
         table.add_column(column, justify="right")
     for row in rows:
         winning = " ".join(map(str, row["winning_moves"])) or "none (lost)"
         mark = Text("yes", style="green") if row["correct"] else Text("NO", style="red")
         table.add_row(
-            str(row["start"]), str(row["best_move"]), f"{row['win_rate']:.1%}", winning, mark
+            str(row["start"]), str(row["numbers_to_say"]), f"{row['win_rate']:.1%}", winning, mark
         )
     opt.console.print(table)
     right = sum(row["correct"] for row in rows)

@@ -13,6 +13,7 @@ from mctslab.cli import _options as opt
 from mctslab.cli._thinking import Thinking
 from mctslab.core.config import COINFLIP_C, Budget, TreePolicy
 from mctslab.core.result import SearchResult
+from mctslab.core.tree_view import MAX_VIEW_NODES
 
 if TYPE_CHECKING:
     from mctslab.games.numbers import NumbersState
@@ -34,16 +35,28 @@ def numbers(
     tree: Annotated[
         Path | None,
         typer.Option(
-            help="Draw the first level's search tree: FILE.svg/.png/.pdf. Needs the viz extra; "
-            "the .dot source is always written, the picture where graphviz's dot is installed."
+            help="Draw the first level's search tree: FILE.svg/.png/.pdf, or FILE.dot for the "
+            "DOT source alone. Needs the viz extra; the .dot source is always written, the "
+            "picture where graphviz's dot is installed."
         ),
     ] = None,
-    tree_depth: Annotated[int, typer.Option(help="Levels of the tree to draw.", min=1)] = 3,
-    tree_top: Annotated[int, typer.Option(help="Most visited children drawn per node.", min=1)] = 4,
+    tree_depth: Annotated[int, typer.Option(help="Moves deep to draw the tree.", min=1)] = 3,
+    tree_top: Annotated[
+        int, typer.Option(help="Most visited children drawn per position.", min=1)
+    ] = 4,
+    tree_nodes: Annotated[
+        int,
+        typer.Option(
+            help="Most positions drawn in all, the most visited; a position reached by "
+            "several move orders is drawn once.",
+            min=1,
+        ),
+    ] = MAX_VIEW_NODES,
     policy: Annotated[
         str,
         typer.Option(
-            help="Tree policy: coinflip (the classic example's) or uct.",
+            help="Tree policy: coinflip (the classic example's, which also plays the child of "
+            "highest mean reward) or uct (which plays the most visited child).",
             callback=opt.one_of(get_args(TreePolicy)),
         ),
     ] = "coinflip",
@@ -53,8 +66,8 @@ def numbers(
         float | None,
         typer.Option(
             "--c",
-            help="UCT exploration constant (default 1/(2 sqrt(2)) with the coinflip policy, "
-            "sqrt(2) with uct).",
+            help="UCT exploration constant c, of c sqrt(ln N / n) (default 1 with the coinflip "
+            "policy, the classic example's, sqrt(2) with uct).",
             callback=opt.non_negative,
         ),
     ] = None,
@@ -63,9 +76,9 @@ def numbers(
     """Play the numbers game one decision (level) at a time, printing each level's children.
 
     Each level searches from the best child of the last, keeping its subtree,
-    with a budget of num_sims/(level+1) simulations. The bandit is UCB1, the
-    classic example's (UCB1-Tuned, the default elsewhere, explores too little
-    at its small coin-flip constant: one child took nearly every visit).
+    with a budget of num_sims/(level+1) simulations: the visits of a level's
+    children count the earlier levels' too. The bandit is UCB1, the
+    classic example's, rather than the UCB1-Tuned of the other commands.
     """
     if tree is not None:
         if tree.suffix.lower() not in TREE_SUFFIXES:
@@ -84,9 +97,11 @@ def numbers(
     state = _new_game(turns, goal)
     if levels > turns:
         opt.fail(f"--levels {levels} is more than the {turns} turns of the game.")
-    if c is None and policy == "coinflip":
+    classic = policy == "coinflip"
+    if c is None and classic:
         c = COINFLIP_C
-    config = opt.search_config(seed, c, tree_policy=policy, bandit="ucb1")
+    final_move = "value" if classic else "visits"  # the classic's BESTCHILD(root, 0)
+    config = opt.search_config(seed, c, tree_policy=policy, final_move=final_move, bandit="ucb1")
     player = opt.mcts_player(engine, config, Budget(iterations=num_sims), 1)
     report: list[dict[str, Any]] = []
     # Ctrl-C stops the command after the levels already decided (before, it went on to the
@@ -99,7 +114,15 @@ def numbers(
             if interrupted():
                 break
             if level == 0 and tree is not None:
-                _draw(player.engine, state, tree, tree_depth, tree_top, num_sims)
+                _draw(
+                    player.engine,
+                    state,
+                    tree,
+                    num_sims,
+                    depth=tree_depth,
+                    top=tree_top,
+                    most=tree_nodes,
+                )
             report.append(_level(level, state, result, as_json))
             player.observe(result.best_move)
             state.apply(result.best_move)
@@ -158,7 +181,9 @@ def _level(level: int, state: NumbersState, result: SearchResult, quiet: bool) -
             f"level {level}: {opt.counted(len(children), 'child', 'children')}, "
             f"{opt.counted(result.simulations, 'simulation')}"
             # The tree's exact reward sums count up to a cap (docs/decisions.md).
-            + (" (stopped at the tree's visit cap)" if result.stopped_by == "visits" else ""),
+            + (" (stopped at the tree's visit cap)" if result.stopped_by == "visits" else "")
+            # Else the children's visits seem to add up to more than were spent.
+            + (" (visits include those of earlier levels, kept with the subtree)" if level else ""),
             soft_wrap=True,
         )
         table = Table()
@@ -181,17 +206,24 @@ def _level(level: int, state: NumbersState, result: SearchResult, quiet: bool) -
     return entry
 
 
-def _draw(engine: Any, state: NumbersState, path: Path, depth: int, top: int, sims: int) -> None:
+def _draw(
+    engine: Any, state: NumbersState, path: Path, sims: int, *, depth: int, top: int, most: int
+) -> None:
     from mctslab.viz.tree import render_tree
 
-    view = engine.tree_view(state, max_depth=depth, top_k=top)
-    title = f"numbers game, level 0, {opt.counted(sims, 'simulation')}"
+    view = engine.tree_view(state, max_depth=depth, top_k=top, max_nodes=most)
+    drawn = view.count()
+    # Said in the picture too: a drawing cut by --tree-nodes is not the top of the tree.
+    cut = f"the {drawn} most visited positions (--tree-nodes)" if drawn == most else ""
+    title = f"numbers game, level 0, {opt.counted(sims, 'simulation')}\n{cut}".strip()
     try:
         written = render_tree(view, path, title=title)
     except (RuntimeError, OSError) as error:
         opt.fail(f"cannot draw the tree to {path}: {error}", mistake=False)
     opt.error_console.print(
-        "Search tree written to " + ", ".join(map(str, written)), soft_wrap=True
+        f"Search tree written to {', '.join(map(str, written))}: "
+        + (cut or opt.counted(drawn, "position")),
+        soft_wrap=True,
     )
     if path.suffix.lower() in {".svg", ".png", ".pdf"} and path not in written:
         opt.error_console.print("(graphviz's `dot` is not installed: only the DOT source.)")

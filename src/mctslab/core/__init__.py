@@ -6,7 +6,7 @@ games and on any plain-Python game with the members of :class:`GameState`.
 
 from mctslab.core.config import COINFLIP_C, DEFAULT_ITERATIONS, Budget, SearchConfig
 from mctslab.core.engine import Engine, Progress, StopEvent
-from mctslab.core.node import BYTES_PER_NODE, Node, count_nodes
+from mctslab.core.node import BYTES_PER_MOVE, BYTES_PER_NODE, Node, count_nodes
 from mctslab.core.policies import (
     TREE_POLICIES,
     Simulation,
@@ -26,6 +26,7 @@ from mctslab.core.search import MCTS
 from mctslab.core.tree_view import TreeView
 
 __all__ = [
+    "BYTES_PER_MOVE",
     "BYTES_PER_NODE",
     "COINFLIP_C",
     "DEFAULT_ITERATIONS",

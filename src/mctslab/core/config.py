@@ -82,7 +82,8 @@ class SearchConfig:
       expands one untried move otherwise. ``"coinflip"`` is the policy of the
       classic numbers-game example: a node with no children is expanded; else a
       fair coin decides between following the best UCT child and expanding
-      (when moves are left untried). Its customary ``c`` is 1/(2*sqrt 2).
+      (when moves are left untried). The example's constant is
+      :data:`COINFLIP_C`, and it plays the highest mean (``final_move="value"``).
     - ``final_move``: ``"visits"`` plays the most visited move (robust child,
       Chaslot et al. 2008); ``"value"`` the highest mean value.
     - ``seed``: None draws fresh entropy; an int (0 to ``MAX_SEED``, the
@@ -226,5 +227,9 @@ STRENGTH_OPTIONS = (
     "rave_bias",
 )
 
-#: The exploration constant of the classic numbers-game example.
-COINFLIP_C = 1.0 / (2.0 * math.sqrt(2.0))
+#: The exploration constant of the classic numbers-game example, Harold Sultan's
+#: (https://github.com/haroldsultan/MCTS, mcts.py at 5310c15, where the coin flip
+#: came in): BESTCHILD scores a child mean + SCALAR * sqrt(2 ln N / n) with
+#: SCALAR = 1/sqrt(2), which is c * sqrt(ln N / n) with c = SCALAR * sqrt(2) = 1.
+#: (Copies of the example with SCALAR = 1/(2 sqrt 2) circulate; that is c = 1/2.)
+COINFLIP_C = 1.0

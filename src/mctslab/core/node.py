@@ -7,13 +7,18 @@ so the tree has no reference cycles and a discarded subtree is freed at once.
 
 from __future__ import annotations
 
-#: Estimated bytes per node, children and untried-move lists included, used to
-#: turn ``Budget(memory_mb=...)`` into a node limit. Measured with ``tracemalloc``
-#: (CPython 3.11, 10k-iteration searches from the start): about 205 for
-#: tic-tac-toe, Connect Four, Othello and 15x15 Gomoku, about 400 for 19x19
-#: Gomoku, whose wide positions keep long move lists. The larger figure is
-#: used so that a memory budget is a ceiling.
-BYTES_PER_NODE = 400
+#: What ``Budget(memory_mb=...)`` charges a node: the object, its list of
+#: children and the numbers it counts with. Its list of untried moves is charged
+#: apart, :data:`BYTES_PER_MOVE` a move, since a node of a wide game lists
+#: hundreds. Measured with ``tracemalloc`` (CPython 3.11, the bundled games
+#: searched to budgets of 0.25 to 4 MiB, the moves' own share taken out): about
+#: 180 to 240 bytes.
+BYTES_PER_NODE = 240
+#: What ``Budget(memory_mb=...)`` charges each move of a node's untried-move list,
+#: from when the list is made: its slot (8 bytes) and the int object of a move id
+#: past the 256 that CPython caches (32), so that a memory budget is a ceiling
+#: whatever the ids. 19x19 Gomoku, whose ids run to 360, measured about 19.
+BYTES_PER_MOVE = 40
 
 
 class Node:
@@ -56,13 +61,24 @@ class Node:
 
 def count_nodes(root: Node) -> int:
     """How many nodes the subtree under ``root`` holds, ``root`` included (no recursion)."""
-    count = 0
+    return tree_size(root)[0]
+
+
+def tree_size(root: Node) -> tuple[int, int]:
+    """``(nodes, moves)`` of the subtree under ``root``, ``root`` included (no recursion).
+
+    ``moves`` counts each move its nodes listed as untried, expanded since or
+    not: what a memory budget charges :data:`BYTES_PER_MOVE` for.
+    """
+    nodes = moves = 0
     stack = [root]
     while stack:
         node = stack.pop()
-        count += 1
+        nodes += 1
+        if node.untried is not None:
+            moves += len(node.untried) + len(node.children)
         stack.extend(node.children)
-    return count
+    return nodes, moves
 
 
 def visits_then_mean(node: Node) -> tuple[int, float]:

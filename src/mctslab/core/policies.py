@@ -95,7 +95,7 @@ def select_uct(
 def select_coinflip(
     root: Node, state: GameState, rng: random.Random, c: float, path: list[Node]
 ) -> bool:
-    """Selection as in the classic numbers-game example.
+    """Selection as in the classic numbers-game example (TREEPOLICY in Harold Sultan's mcts.py).
 
     A node without children is expanded; otherwise a fair coin chooses between
     following the best UCT child and expanding (when no move is left untried,

@@ -17,7 +17,14 @@ from time import perf_counter
 from mctslab._validation import check_callable, check_float, check_instance
 from mctslab.core.config import SETTLED_AFTER, Budget, SearchConfig
 from mctslab.core.engine import Progress, StopEvent, search_budget
-from mctslab.core.node import BYTES_PER_NODE, Node, count_nodes, mean_then_visits, visits_then_mean
+from mctslab.core.node import (
+    BYTES_PER_MOVE,
+    BYTES_PER_NODE,
+    Node,
+    mean_then_visits,
+    tree_size,
+    visits_then_mean,
+)
 from mctslab.core.policies import (
     TREE_POLICIES,
     Simulation,
@@ -27,7 +34,7 @@ from mctslab.core.policies import (
 )
 from mctslab.core.protocol import GameSpecLike, GameState
 from mctslab.core.result import MoveStats, SearchResult
-from mctslab.core.tree_view import TreeView, build_tree_view, no_tree
+from mctslab.core.tree_view import MAX_VIEW_NODES, TreeView, build_tree_view, no_tree
 from mctslab.games._base import (
     IllegalMoveError,
     breaks_zero_sum,
@@ -90,6 +97,14 @@ def check_search_protocol(state: GameState) -> None:
             "independent state, which the search plays moves on."
         )
     check_move_sequence(state.legal_moves(), spec)
+    # Only a search's result names moves, so a game without move_to_str failed once the
+    # whole budget was spent.
+    move_to_str = getattr(state, "move_to_str", None)
+    if not callable(move_to_str):
+        raise ValueError(
+            f"The move_to_str of {spec.name!r} must be a method move_to_str(move) -> str, which "
+            f"names the moves of a search's result; got {move_to_str!r}."
+        )
 
 
 def check_returns(values: Sequence[float], state: GameState) -> Sequence[float]:
@@ -140,30 +155,29 @@ def _unexpanded_root(root_state: GameState) -> ValueError:
 class _Limits:
     """The budget of one search, turned into thresholds checked between iterations."""
 
-    __slots__ = ("deadline", "iterations", "node_reason", "nodes", "settled_after", "stop")
+    __slots__ = ("deadline", "iterations", "memory", "nodes", "settled_after", "stop")
 
     def __init__(self, budget: Budget, start: float, stop: StopEvent | None) -> None:
         self.iterations = math.inf if budget.iterations is None else budget.iterations
         self.deadline = math.inf if budget.seconds is None else start + budget.seconds
         self.nodes = math.inf if budget.max_nodes is None else budget.max_nodes
-        self.node_reason = "nodes"
-        if budget.memory_mb is not None:
-            memory_nodes = int(budget.memory_mb * 2**20 / BYTES_PER_NODE)
-            if memory_nodes < self.nodes:
-                self.nodes = memory_nodes
-                self.node_reason = "memory"
+        self.memory = math.inf if budget.memory_mb is None else budget.memory_mb * 2**20
         self.settled_after = SETTLED_AFTER if budget.sized_only else math.inf
         self.stop = stop
 
-    def reached(self, simulations: int, nodes: int, idle: int) -> str | None:
+    def reached(self, simulations: int, nodes: int, moves: int, idle: int) -> str | None:
         """The first limit reached, by its SearchResult.stopped_by name, or None.
 
-        ``idle``: the simulations since the last one that added a node.
+        ``moves``: the moves the tree's nodes listed as untried (see
+        :func:`tree_size`); ``idle``: the simulations since the last one that
+        added a node.
         """
         if simulations >= self.iterations:
             return "iterations"
         if nodes >= self.nodes:
-            return self.node_reason
+            return "nodes"
+        if nodes * BYTES_PER_NODE + moves * BYTES_PER_MOVE >= self.memory:
+            return "memory"
         if idle >= self.settled_after:
             return "settled"
         if self.deadline != math.inf and perf_counter() >= self.deadline:
@@ -192,8 +206,9 @@ class MCTS:
     engine is always plain UCT (see :meth:`SearchConfig.plain`).
 
     A search always runs until the root has a child, then stops at the first
-    budget limit reached (``Budget(memory_mb=m)`` allows ``m`` MiB /
-    :data:`BYTES_PER_NODE` nodes). With ``config.reuse_tree`` the tree is
+    budget limit reached (``Budget(memory_mb=m)`` allows ``m`` MiB, each node
+    charged :data:`BYTES_PER_NODE` and each move of its untried-move list
+    :data:`BYTES_PER_MOVE`). With ``config.reuse_tree`` the tree is
     kept: :meth:`advance` re-roots it, and a search of a position equal to
     the kept root continues it (the result's ``simulations`` counts this
     search only, its ``nodes`` the whole tree). :meth:`reset` forgets the
@@ -231,17 +246,35 @@ class MCTS:
         self._rng = random.Random(config.seed)
         self._root: Node | None = None
         self._root_state: GameState | None = None
-        self._nodes = 0
+        # The state object the kept tree was searched from, until the tree is advanced:
+        # tree_view names the position by it when the game defines no __eq__.
+        self._searched: GameState | None = None
+        self._nodes = self._moves = 0
 
     @property
     def tree(self) -> Node | None:
         """The root of the kept tree (for inspection and drawing), or None."""
         return self._root
 
-    def tree_view(self, state: GameState, *, max_depth: int = 3, top_k: int = 5) -> TreeView:
-        """A snapshot of the kept tree searched from ``state``, for drawing."""
-        if self._root is None or self._root_state is None or state != self._root_state:
+    def tree_view(
+        self,
+        state: GameState,
+        *,
+        max_depth: int = 3,
+        top_k: int = 5,
+        max_nodes: int = MAX_VIEW_NODES,
+    ) -> TreeView:
+        """A snapshot of the kept tree searched from ``state``, for drawing (see
+        :func:`build_tree_view`).
+
+        ``state`` is the state object last searched (until :meth:`advance`) or
+        one equal to its position (``==``, which a game's own class has only
+        if it defines ``__eq__``).
+        """
+        if self._root is None or self._root_state is None:
             raise no_tree(self.config)
+        if state is not self._searched and state != self._root_state:
+            raise no_tree(self.config, state)
         return build_tree_view(
             self._root,
             self._root_state,
@@ -249,6 +282,7 @@ class MCTS:
             lambda node: (node.move, node.visits, node.mean),
             max_depth=max_depth,
             top_k=top_k,
+            max_nodes=max_nodes,
         )
 
     def search(
@@ -269,7 +303,7 @@ class MCTS:
         scale = return_scale(spec)
 
         start = perf_counter()
-        root, root_state, nodes = self._root_for(state)
+        root, root_state, nodes, moves = self._root_for(state)
         limits = _Limits(budget, start, stop)
         select = self.tree_policy
         simulate = self.simulation
@@ -281,7 +315,9 @@ class MCTS:
         stopped_by: str | None = None
         interrupted = False
         try:
-            while not (root.children and (stopped_by := limits.reached(simulations, nodes, idle))):
+            while not (
+                root.children and (stopped_by := limits.reached(simulations, nodes, moves, idle))
+            ):
                 leaf_state = root_state.clone()
                 path.clear()
                 grew = select(root, leaf_state, rng, c, path)
@@ -292,6 +328,10 @@ class MCTS:
                             "must append every node it enters, the new one included."
                         )
                     nodes += 1
+                    parent = path[-2] if len(path) > 1 else root
+                    if len(parent.children) == 1 and parent.untried is not None:
+                        # Its moves were listed this iteration, to expand its first child.
+                        moves += len(parent.untried) + 1
                 elif not root.children:
                     raise _unexpanded_root(root_state)
                 returns = check_returns(simulate(leaf_state, rng), leaf_state)
@@ -316,7 +356,8 @@ class MCTS:
         )
         # An interrupt may land mid-iteration and leave the tree half updated: drop it.
         if self.config.reuse_tree and not interrupted:
-            self._root, self._root_state, self._nodes = root, root_state, nodes
+            self._root, self._root_state, self._nodes, self._moves = root, root_state, nodes, moves
+            self._searched = state
         else:
             self.reset()
         return result
@@ -332,18 +373,23 @@ class MCTS:
                 raise not_legal_at_root(move, root_state)
             child = Node(move, root_state.current_player)
         root_state.apply(move)
-        self._root, self._nodes = child, count_nodes(child)
+        self._root = child
+        self._nodes, self._moves = tree_size(child)
+        self._searched = None  # whether the caller's state made the move too is unknown
 
     def reset(self) -> None:
         """Forget the kept tree."""
-        self._root = self._root_state = None
-        self._nodes = 0
+        self._root = self._root_state = self._searched = None
+        self._nodes = self._moves = 0
 
-    def _root_for(self, state: GameState) -> tuple[Node, GameState, int]:
-        """The kept tree when ``state`` equals its root position, else a fresh one."""
+    def _root_for(self, state: GameState) -> tuple[Node, GameState, int, int]:
+        """The kept tree when ``state`` equals its root position, else a fresh one.
+
+        With the tree: its root, its position, its nodes and the moves they listed.
+        """
         if self._root is not None and self._root_state is not None and state == self._root_state:
-            return self._root, self._root_state, self._nodes
-        return Node(), state.clone(), 1
+            return self._root, self._root_state, self._nodes, self._moves
+        return Node(), state.clone(), 1, 0
 
     def _result(
         self,

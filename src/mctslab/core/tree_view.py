@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Sequence
+import heapq
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -14,38 +14,56 @@ from mctslab.core.protocol import GameState
 N = TypeVar("N")
 
 
-def no_tree(config: SearchConfig) -> ValueError:
-    """The error of an engine asked to draw a tree it does not hold, saying why."""
+def no_tree(config: SearchConfig, state: object = None) -> ValueError:
+    """The error of an engine asked to draw a tree it does not hold, saying why.
+
+    ``state``: the position asked for, where the engine holds the tree of another.
+    """
     if not config.reuse_tree:
         return ValueError(
             "The engine keeps no search tree (its config has reuse_tree=False); "
             "search with reuse_tree=True to draw one."
         )
+    if state is not None and type(state).__eq__ is object.__eq__:
+        return ValueError(
+            "There is no search tree for this position: a state other than the one searched "
+            f"must compare equal to it, and {type(state).__name__} does not define __eq__ "
+            "(define it, or pass the state searched)."
+        )
     return ValueError("There is no search tree for this position; search it first.")
+
+
+#: The most positions a snapshot keeps unless told otherwise: as many as a drawing
+#: can show readably and graphviz's ``dot`` lays out at once.
+MAX_VIEW_NODES = 100
 
 
 @dataclass(frozen=True)
 class TreeView:
-    """One node: the move into it, its visits and mean value (for the player who moved).
+    """A position of the snapshot: its visits and mean value (for the player who moved into it).
 
-    ``children`` holds at most the ``top_k`` most visited children down to the
-    snapshot's depth; ``expanded`` is how many children the node has in the tree.
+    ``children`` pairs the move into each child kept with the child's view,
+    most visited first; ``expanded`` is how many children the position has in
+    the tree. A position that the search reached by several move orders (the
+    compiled engine's transpositions, where the tree shares one node among
+    them) is one view, the child of each parent in the snapshot that reaches it.
     """
 
-    move: str | None
     visits: int
     value: float
-    children: tuple[TreeView, ...]
+    children: tuple[tuple[str, TreeView], ...]
     expanded: int
 
     def count(self) -> int:
-        """Nodes in this snapshot."""
-        total, stack = 0, [self]
+        """Positions in this snapshot, each counted once."""
+        seen = {id(self)}
+        stack = [self]
         while stack:
-            node = stack.pop()
-            total += 1
-            stack.extend(node.children)
-        return total
+            for _, child in stack.pop().children:
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append(child)
+        return len(seen)
 
 
 def build_tree_view(
@@ -56,49 +74,72 @@ def build_tree_view(
     *,
     max_depth: int,
     top_k: int,
+    max_nodes: int = MAX_VIEW_NODES,
+    position: Callable[[N], Hashable] = id,
 ) -> TreeView:
     """A snapshot of any engine's tree, given how to read it.
 
     ``children(node)`` lists a node's children and ``stats(node)`` gives
-    ``(move, visits, mean value)``; only visited children are kept, the
-    ``top_k`` most visited of each node, down to ``max_depth`` moves.
+    ``(move, visits, mean value)``; ``position(node)`` is the same for every
+    node that stands for one position (by default each node is its own). Only
+    visited children are kept, the ``top_k`` most visited of each position,
+    down to ``max_depth`` moves, and of those the ``max_nodes`` most visited
+    positions: a search spends its visits on a few lines, which the snapshot
+    follows as deep as they go before it shows the rarely visited ones.
     """
     check_int(max_depth, "max_depth", "tree_view", low=0)
     check_int(top_k, "top_k", "tree_view", low=1)
+    check_int(max_nodes, "max_nodes", "tree_view", low=1)
 
-    # Breadth first, without recursion: a nested function that calls itself holds
-    # itself in its closure, a reference cycle that would keep ``children`` and
-    # ``stats`` (and through them the engine's whole tree, hundreds of MiB for the
-    # compiled engine) alive after the engine lets go of it, until the garbage
-    # collector's next full pass.
-    # Per node: itself, its position, depth, the move into it and its parent's index;
-    # a node's position goes once its children have theirs.
-    pending: deque[tuple[N, GameState, int, str | None, int]] = deque(
-        [(root, root_state.clone(), 0, None, -1)]
-    )
-    found: list[tuple[str | None, int, int, float, int]] = []
-    while pending:
-        node, state, depth, move, parent = pending.popleft()
-        index = len(found)
-        _, visits, value = stats(node)
+    # Most visited first, without recursion: a nested function that calls itself holds
+    # itself in its closure, a reference cycle that would keep ``children`` and ``stats``
+    # (and through them the engine's whole tree, hundreds of MiB for the compiled engine)
+    # alive after the engine lets go of it, until the garbage collector's next full pass.
+    # Per position found: a node of it and its depth (moves from the root), and its state
+    # until its children are found; ties in visits go to the position found first.
+    root_key = position(root)
+    found: dict[Hashable, tuple[N, int]] = {root_key: (root, 0)}
+    states = {root_key: root_state}
+    frontier = [(-stats(root)[1], 0, root_key)]
+    kept: list[Hashable] = []
+    edges: dict[Hashable, list[tuple[str, Hashable]]] = {}
+    expanded: dict[Hashable, int] = {}
+    while frontier and len(kept) < max_nodes:
+        key = heapq.heappop(frontier)[2]
+        node, depth = found[key]
+        state = states.pop(key)
+        kept.append(key)
         below = [child for child in children(node) if stats(child)[1] > 0]
-        found.append((move, parent, visits, value, len(below)))
-        if depth < max_depth:
-            ranked = sorted(below, key=lambda child: stats(child)[1], reverse=True)[:top_k]
-            for child in ranked:
-                child_move = stats(child)[0]
+        expanded[key] = len(below)
+        edges[key] = []
+        if depth == max_depth:
+            continue
+        for child in sorted(below, key=lambda child: stats(child)[1], reverse=True)[:top_k]:
+            child_move, child_visits, _ = stats(child)
+            child_key = position(child)
+            edges[key].append((state.move_to_str(child_move), child_key))
+            if child_key not in found:
                 after = state.clone()
                 after.apply(child_move)
-                pending.append((child, after, depth + 1, state.move_to_str(child_move), index))
-    # Children come after their parent, in rank order: built from the last node back,
-    # each node's children arrive in reverse rank order, and the root comes last.
-    below_views: list[list[TreeView]] = [[] for _ in found]
-    for index in reversed(range(len(found))):
-        move, parent, visits, value, expanded = found[index]
-        children_views = tuple(reversed(below_views[index]))
-        view = TreeView(
-            move=move, visits=visits, value=value, children=children_views, expanded=expanded
+                found[child_key] = (child, depth + 1)
+                states[child_key] = after
+                heapq.heappush(frontier, (-child_visits, len(found), child_key))
+    # Deepest first, so that every child's view exists before its parents'. An edge is
+    # kept only into the depth below its parent's, where its child was first found: a
+    # position reached by lines of different lengths is drawn at one depth, and one
+    # reached again below itself (a game whose positions repeat) not as its own descendant.
+    views: dict[Hashable, TreeView] = {}
+    for key in sorted(kept, key=lambda key: found[key][1], reverse=True):
+        node, depth = found[key]
+        _, visits, value = stats(node)
+        views[key] = TreeView(
+            visits=visits,
+            value=value,
+            children=tuple(
+                (move, views[child_key])
+                for move, child_key in edges[key]
+                if child_key in views and found[child_key][1] == depth + 1
+            ),
+            expanded=expanded[key],
         )
-        if parent >= 0:
-            below_views[parent].append(view)
-    return view
+    return views[root_key]

@@ -24,7 +24,7 @@ from mctslab.core.config import SETTLED_AFTER, Budget, Playout, SearchConfig
 from mctslab.core.engine import Progress, StopEvent, search_budget
 from mctslab.core.result import SearchResult
 from mctslab.core.search import check_returns, not_legal_at_root, return_scale
-from mctslab.core.tree_view import TreeView, build_tree_view, no_tree
+from mctslab.core.tree_view import MAX_VIEW_NODES, TreeView, build_tree_view, no_tree
 from mctslab.fast._loop import (
     COINFLIP,
     FULL,
@@ -154,8 +154,17 @@ class FastMCTS:
         )
         return self._result(state, stats, perf_counter() - start)
 
-    def tree_view(self, state: State, *, max_depth: int = 3, top_k: int = 5) -> TreeView:
-        """A snapshot of the kept tree searched from ``state``, for drawing."""
+    def tree_view(
+        self,
+        state: State,
+        *,
+        max_depth: int = 3,
+        top_k: int = 5,
+        max_nodes: int = MAX_VIEW_NODES,
+    ) -> TreeView:
+        """A snapshot of the kept tree searched from ``state``, for drawing (see
+        :func:`build_tree_view`): each position once, however many move orders reach it.
+        """
         tree, root_state = self._tree, self._root_state
         if self._pool is not None:
             raise ValueError("The tree lives in the worker processes; draw it with workers=1.")
@@ -170,7 +179,14 @@ class FastMCTS:
             return tree.children(tree.node_of(slot))
 
         return build_tree_view(
-            self._root, root_state, children, stats, max_depth=max_depth, top_k=top_k
+            self._root,
+            root_state,
+            children,
+            stats,
+            max_depth=max_depth,
+            top_k=top_k,
+            max_nodes=max_nodes,
+            position=tree.node_of,
         )
 
     def advance(self, move: int) -> None:

@@ -23,38 +23,57 @@ def require_graphviz() -> ModuleType:
 
 
 def tree_to_dot(view: TreeView, *, title: str = "") -> str:
-    """DOT source for ``view``: one box per node with move, visits and mean value.
+    """DOT source for ``view``: one box per position with its visits and mean value.
 
-    Edges are drawn thicker for more visited children; a node whose children
-    were cut from the snapshot says how many it has. The root shows no value:
-    values belong to the player who moved into a node. A search with
-    transpositions keeps one node per position, so a position reached by
-    several move orders is drawn under each parent that reaches it, and the
-    visits below a node can add up to more than its own.
+    Each arrow is labelled with its move, and drawn thicker for more visited
+    children; a position whose children were cut from the snapshot says how
+    many it has. The root shows no value: values belong to the player who
+    moved into a position. A position reached by several move orders (the
+    compiled engine's transpositions) is one box with an arrow from each
+    parent drawn, so the visits below a box can add up to more than its own.
+    ``title`` is shown above the tree, a line for each of its lines.
     """
-    graph = require_graphviz().Digraph("search_tree", comment=title)
-    graph.attr(rankdir="TB", label=title, labelloc="t", fontname="Helvetica")
+    graphviz = require_graphviz()
+    lines = title.splitlines()
+    graph = graphviz.Digraph("search_tree", comment=" ".join(lines))
+    # Not an HTML label, which DOT makes of a text in angle brackets.
+    heading = graphviz.nohtml("\\n".join(map(_dot_text, lines)))
+    graph.attr(rankdir="TB", label=heading, labelloc="t", fontname="Helvetica")
     graph.attr("node", shape="box", style="rounded,filled", fontname="Helvetica", fontsize="10")
+    graph.attr("edge", fontname="Helvetica", fontsize="10")
     root_visits = max(view.visits, 1)
-    stack: list[tuple[str, TreeView]] = [("n0", view)]
-    next_id = 1
+    names = {id(view): "n0"}
+    stack = [view]
     while stack:
-        name, node = stack.pop()
-        label = f"{node.move or 'root'}\\nvisits {node.visits}"
-        if node.move is not None:
-            label += f"\\nvalue {node.value:.3f}"
+        node = stack.pop()
+        name = names[id(node)]
+        if node is view:
+            label = f"root\\nvisits {node.visits}"
+        else:
+            label = f"visits {node.visits}\\nvalue {node.value:.3f}"
         hidden = node.expanded - len(node.children)
         if hidden > 0:
             label += f"\\n(+{hidden} more)"
         shade = 95 - int(45 * node.visits / root_visits)
         graph.node(name, label=label, fillcolor=f"0.6 0.35 {shade / 100:.2f}")
-        for child in node.children:
-            child_name = f"n{next_id}"
-            next_id += 1
+        for move, child in node.children:
+            if id(child) not in names:
+                names[id(child)] = f"n{len(names)}"
+                stack.append(child)
             width = 1 + 4 * child.visits / root_visits
-            graph.edge(name, child_name, penwidth=f"{width:.2f}")
-            stack.append((child_name, child))
+            graph.edge(
+                name,
+                names[id(child)],
+                label=graphviz.nohtml(_dot_text(move)),
+                penwidth=f"{width:.2f}",
+            )
     return str(graph.source)
+
+
+def _dot_text(text: str) -> str:
+    """``text`` to be shown as it is in a DOT label: graphviz reads a backslash as an escape
+    (``\\l`` ends a line, a final one swallows the closing quote), so each is doubled."""
+    return text.replace("\\", "\\\\")
 
 
 def render_tree(view: TreeView, path: str | Path, *, title: str = "") -> list[Path]:
