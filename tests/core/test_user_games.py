@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from mctslab import make
 from mctslab.core import MCTS, Budget, SearchConfig, count_nodes
 from mctslab.games import ConformanceError, check_game
 from tests.core.toy_games import Bits, Nim
@@ -113,6 +114,18 @@ def test_a_state_without_eq_draws_the_tree_searched_from_it() -> None:
     # Once advanced, the tree is no longer that of the object searched, nor said to be.
     engine.advance(1)
     with pytest.raises(ValueError, match="Bits does not define __eq__"):
+        engine.tree_view(state)
+
+
+def test_the_state_searched_and_moved_on_since_has_no_tree() -> None:
+    # Before, tree_view drew the tree of the position searched for the object itself,
+    # whatever had been played on it since, though the game compares positions.
+    engine = MCTS(SearchConfig(seed=0))
+    state = make("tictactoe")
+    engine.search(state, Budget(iterations=100))
+    assert engine.tree_view(state).visits == 100
+    state.play(state.parse_move("b2"))
+    with pytest.raises(ValueError, match="search it first"):
         engine.tree_view(state)
 
 

@@ -267,13 +267,19 @@ class MCTS:
         """A snapshot of the kept tree searched from ``state``, for drawing (see
         :func:`build_tree_view`).
 
-        ``state`` is the state object last searched (until :meth:`advance`) or
-        one equal to its position (``==``, which a game's own class has only
-        if it defines ``__eq__``).
+        ``state`` is one equal to the position searched (``==``), or, for a
+        game whose class defines no ``__eq__``, the state object last searched
+        (until :meth:`advance`; a move played on it since goes unseen).
         """
         if self._root is None or self._root_state is None:
             raise no_tree(self.config)
-        if state is not self._searched and state != self._root_state:
+        # A class with its own __eq__ is asked, so that the very object searched, moved on
+        # since, is refused; one without can only be the object searched.
+        if type(state).__eq__ is object.__eq__:
+            searched = state is self._searched
+        else:
+            searched = state == self._root_state
+        if not searched:
             raise no_tree(self.config, state)
         return build_tree_view(
             self._root,
