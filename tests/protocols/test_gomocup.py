@@ -233,6 +233,21 @@ def test_client_skips_messages_and_follows_suggest() -> None:
         player.close()
 
 
+@pytest.mark.parametrize("newline", ["\r", "\r\n", "\n"], ids=["CR", "CRLF", "LF"])
+def test_client_hears_every_line_ending_the_spec_allows(newline: str) -> None:
+    # "The brain can send lines that are ended with CR LF, or just LF, or CR" (the spec).
+    # A CR alone used to be held back until more output came, which it never did.
+    rules = [("START", ["OK"]), ("ABOUT", ['name="ends"']), ("BEGIN", ["3,2"])]
+    player = GomocupEnginePlayer(scripted(*rules, newline=newline), startup_seconds=5)
+    try:
+        state = make("gomoku", size=7)
+        player.start(state)
+        assert player.name == "gomocup:ends"
+        assert player.choose(state) == 2 * 7 + 3
+    finally:
+        player.close()
+
+
 @pytest.mark.parametrize(
     ("rules", "error", "message"),
     [

@@ -3,11 +3,15 @@ and each engine's stdout holds protocol lines only, bad input included."""
 
 from __future__ import annotations
 
+import os
+import queue
 import re
 import subprocess
 import sys
 import textwrap
+import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -15,7 +19,7 @@ from mctslab.core.config import Budget, SearchConfig
 from mctslab.games import make
 from mctslab.players import MCTSPlayer, Player
 from mctslab.protocols import GomocupEnginePlayer, GTPEnginePlayer, NBoardEnginePlayer
-from mctslab.protocols._process import program_name
+from mctslab.protocols._process import program_name, read_lines
 from tests.protocols.helpers import mctslab_command, play_game
 
 
@@ -153,6 +157,26 @@ def test_stray_output_is_sent_to_stderr() -> None:
 )
 def test_an_engine_is_named_by_its_program_or_its_script(args: list[str], name: str) -> None:
     assert program_name(args) == name
+
+
+def next_within(seconds: float, lines: Iterator[str]) -> str:
+    """The next of ``lines``; queue.Empty if it takes more than ``seconds``."""
+    got: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: got.put(next(lines)), daemon=True).start()
+    return got.get(timeout=seconds)
+
+
+def test_lines_end_with_cr_lf_lf_or_cr_alone_each_as_it_arrives() -> None:
+    reading, writing = os.pipe()
+    with open(reading, "rb", buffering=0) as reader:
+        lines = read_lines(reader.fileno())
+        with open(writing, "wb", buffering=0) as writer:
+            writer.write(b"OK\r")
+            assert next_within(5, lines) == "OK"  # at once: no waiting for an LF that may follow
+            writer.write(b"\n3,3\r\n")  # that CR's LF (no empty line), then a CR LF line
+            assert next_within(5, lines) == "3,3"
+            writer.write(b"MESSAGE \xc3\xa9\n\r\nDEBUG \xff\rlast")
+        assert list(lines) == ["MESSAGE \u00e9", "", "DEBUG \ufffd", "last"]
 
 
 def engine_searching_30_s(command: str) -> subprocess.Popen[str]:

@@ -7,13 +7,14 @@ engine that talks a lot on stderr never blocks on a full pipe.
 
 from __future__ import annotations
 
+import os
 import queue
 import re
 import shlex
 import subprocess
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -23,6 +24,9 @@ TAIL_LINES = 8
 CLOSE_GRACE = 2.0
 #: Seconds a move may take beyond the engine's time limit before it is lost on time.
 MOVE_GRACE = 2.0
+#: The most bytes read from an engine's pipe at once (a read takes what has arrived).
+READ_SIZE = 65536
+_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 class EngineError(RuntimeError):
@@ -55,6 +59,29 @@ def command_args(command: str | Sequence[str], owner: str) -> list[str]:
     return args
 
 
+def read_lines(fd: int) -> Iterator[str]:
+    """The lines read from the file descriptor ``fd`` (a pipe) to its end, decoded as UTF-8,
+    each as soon as its end has arrived.
+
+    A line ends with CR LF, LF or CR alone: the Gomocup protocol allows all three. A CR
+    ends its line at once, without waiting to see whether an LF follows (text mode's
+    universal newlines waited, so a brain ending its lines with CR alone was never
+    heard); an LF that then comes first in the next read completes that CR LF.
+    """
+    pending = b""
+    after_cr = False
+    while piece := os.read(fd, READ_SIZE):
+        if after_cr and piece.startswith(b"\n"):
+            piece = piece[1:]
+        data = pending + piece
+        after_cr = data.endswith(b"\r")
+        *lines, pending = _LINE_END.split(data)
+        for line in lines:
+            yield line.decode("utf-8", errors="replace")
+    if pending:
+        yield pending.decode("utf-8", errors="replace")
+
+
 def program_name(args: Sequence[str]) -> str:
     """A short name for the engine: its program's file name, or its script's when the
     program is an interpreter (``python3 engine.py`` is ``engine.py``)."""
@@ -80,10 +107,6 @@ class EngineProcess:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                bufsize=1,
             )
         except OSError as error:
             raise EngineError(
@@ -108,7 +131,7 @@ class EngineProcess:
         assert stdin is not None
         self._talk.append(f"> {line}")
         try:
-            stdin.write(line + newline)
+            stdin.write((line + newline).encode("utf-8"))
             stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             raise self.failure(f"could not be sent {line!r}") from None
@@ -171,11 +194,11 @@ class EngineProcess:
             parts.append("\nIts stderr ended with:\n  " + "\n  ".join(self._stderr))
         return "".join(parts)
 
-    def _drain(self, stream: IO[str]) -> None:
-        for line in stream:
-            self._lines.put(line.rstrip("\r\n"))
+    def _drain(self, stream: IO[bytes]) -> None:
+        for line in read_lines(stream.fileno()):
+            self._lines.put(line)
         self._lines.put(None)
 
-    def _keep_stderr(self, stream: IO[str]) -> None:
-        for line in stream:
-            self._stderr.append(line.rstrip("\r\n"))
+    def _keep_stderr(self, stream: IO[bytes]) -> None:
+        for line in read_lines(stream.fileno()):
+            self._stderr.append(line)
