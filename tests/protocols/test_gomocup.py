@@ -253,8 +253,12 @@ def test_client_hears_every_line_ending_the_spec_allows(newline: str) -> None:
     [
         ([("START", ["ERROR board too small"])], EngineError, "answered START 7 with 'ERROR"),
         ([("START", ["what?"])], EngineError, "answered 'what?' where the protocol expects OK"),
-        ([("START", ["EXIT 3"])], EngineError, "exited with status 3"),
-        ([], EngineTimeoutError, "did not answer to START 7 within"),
+        (
+            [("START", ["EXIT 3"])],
+            EngineError,
+            "closed its output while we waited for its answer to START 7 (it exited with status 3)",
+        ),
+        ([], EngineTimeoutError, "did not answer START 7 within"),
     ],
 )
 def test_client_reports_broken_brains(

@@ -303,6 +303,12 @@ def test_client_follows_ids_and_multiline_responses() -> None:
         ("= Z9", EngineError, "answered genmove b with 'Z9'"),
         ("? no idea", EngineError, "failed 'genmove b': no idea"),
         ("=99 A1", EngineError, "where the protocol expects a response"),
+        (
+            "EXIT 2",
+            EngineError,
+            "closed its output while we waited for its answer to genmove b "
+            "(it exited with status 2)",
+        ),
     ],
 )
 def test_client_reports_resignation_and_bad_answers(

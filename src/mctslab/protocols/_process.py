@@ -136,18 +136,19 @@ class EngineProcess:
         except (BrokenPipeError, OSError, ValueError):
             raise self.failure(f"could not be sent {line!r}") from None
 
-    def receive(self, timeout: float, waiting_for: str) -> str:
-        """The engine's next line (line ending removed); raises after ``timeout`` seconds."""
+    def receive(self, timeout: float, command: str) -> str:
+        """The engine's next line (line ending removed), part of its answer to ``command``
+        (e.g. "TURN 2,1", which error messages name); raises after ``timeout`` seconds."""
         try:
             line = self._lines.get(timeout=max(0.0, timeout))
         except queue.Empty:
             raise EngineTimeoutError(
-                f"The {self.label} did not answer {waiting_for} within {timeout:.1f} s."
+                f"The {self.label} did not answer {command} within {timeout:.1f} s."
                 + self._context()
             ) from None
         if line is None:
             self._lines.put(None)  # later reads fail the same way
-            raise self.failure(f"closed its output while we waited for {waiting_for}")
+            raise self.failure(f"closed its output while we waited for its answer to {command}")
         self._talk.append(f"< {line}")
         return line
 

@@ -470,7 +470,7 @@ class GomocupEnginePlayer:
         """The next line that is not a MESSAGE or DEBUG; ERROR ends the game with an error."""
         deadline = time.monotonic() + timeout
         while True:
-            line = process.receive(deadline - time.monotonic(), f"to {command}").strip()
+            line = process.receive(deadline - time.monotonic(), command).strip()
             keyword = line.split(" ", 1)[0].upper()
             if not line or keyword in ("MESSAGE", "DEBUG"):
                 continue

@@ -563,7 +563,7 @@ class GTPEnginePlayer:
             raise process.protocol_error(line, f"a response ={ident} or ?{ident} to {command!r}")
         lines = [match.group(3)]
         while True:
-            more = process.receive(deadline - time.monotonic(), f"the end of {command}")
+            more = process.receive(deadline - time.monotonic(), command)
             if not more.strip():
                 break
             lines.append(more)

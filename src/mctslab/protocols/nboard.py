@@ -450,7 +450,7 @@ class NBoardEnginePlayer:
     def _next_line(self, process: EngineProcess, deadline: float, command: str) -> str:
         """The next line, which must be one an NBoard engine may send; picks up its name."""
         while True:
-            line = process.receive(deadline - time.monotonic(), f"to {command}").strip()
+            line = process.receive(deadline - time.monotonic(), command).strip()
             if not line:
                 continue
             word = line.split(" ", 1)[0]
