@@ -3,24 +3,28 @@ and each engine's stdout holds protocol lines only, bad input included."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
+import shlex
+import signal
 import subprocess
 import sys
 import textwrap
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.games import make
 from mctslab.players import MCTSPlayer, Player
-from mctslab.protocols import GomocupEnginePlayer, GTPEnginePlayer, NBoardEnginePlayer
+from mctslab.protocols import GomocupEnginePlayer, GTPEnginePlayer, NBoardEnginePlayer, _process
 from mctslab.protocols._process import program_name, read_lines
-from tests.protocols.helpers import mctslab_command, play_game
+from tests.protocols.helpers import mctslab_command, play_game, scripted
 
 
 def mcts(iterations: int, seed: int) -> MCTSPlayer:
@@ -177,6 +181,43 @@ def test_lines_end_with_cr_lf_lf_or_cr_alone_each_as_it_arrives() -> None:
             assert next_within(5, lines) == "3,3"
             writer.write(b"MESSAGE \xc3\xa9\n\r\nDEBUG \xff\rlast")
         assert list(lines) == ["MESSAGE \u00e9", "", "DEBUG \ufffd", "last"]
+
+
+def wrapped(command: list[str]) -> list[str]:
+    """``command`` run by a shell script that waits for it, as a wrapper script does (run.sh,
+    wine); ``exit`` keeps the shell there, which would otherwise exec a last command."""
+    return ["sh", "-c", f"{shlex.join(command)}; exit $?"]
+
+
+def exited_within(seconds: float, pid: int) -> bool:
+    """Whether process ``pid`` is gone, or exited and waiting to be reaped, within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        with contextlib.suppress(OSError):  # gone meanwhile, or no /proc (not Linux)
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return True
+        time.sleep(0.05)
+    return False
+
+
+def test_closing_an_engine_stops_the_processes_it_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An engine behind a wrapper script that lingers after quit: killing the wrapper alone
+    # left the engine running.
+    monkeypatch.setattr(_process, "CLOSE_GRACE", 0.2)
+    engine = scripted(
+        ("(\\d+) name", [r"=\1 $PID", ""]), ("quit", ["SLEEP 60"]), ("(\\d+) .*", [r"=\1", ""])
+    )
+    player = GTPEnginePlayer(wrapped(engine), startup_seconds=10)
+    player.start(make("tictactoe"))
+    pid = int(player.name.removeprefix("gtp:"))
+    player.close()
+    if not exited_within(5, pid):
+        os.kill(pid, signal.SIGKILL)  # nothing is left behind
+        pytest.fail("the engine behind the wrapper outlived close()")
 
 
 def engine_searching_30_s(command: str) -> subprocess.Popen[str]:

@@ -7,11 +7,14 @@ engine that talks a lot on stderr never blocks on a full pipe.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
 import shlex
+import signal
 import subprocess
+import sys
 import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -107,6 +110,9 @@ class EngineProcess:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
+                # A session, and so a process group, of its own: kill() stops what the engine
+                # started too (the engine behind a wrapper script such as run.sh, wine's program).
+                start_new_session=True,
             )
         except OSError as error:
             raise EngineError(
@@ -115,6 +121,7 @@ class EngineProcess:
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._stderr: deque[str] = deque(maxlen=TAIL_LINES)
         self._talk: deque[str] = deque(maxlen=TAIL_LINES)
+        self._killed = False
         assert self._process.stdout is not None and self._process.stderr is not None
         threading.Thread(target=self._drain, args=(self._process.stdout,), daemon=True).start()
         threading.Thread(
@@ -169,7 +176,9 @@ class EngineProcess:
         )
 
     def close(self, farewell: Sequence[str] = (), newline: str = "\n") -> None:
-        """Say ``farewell`` (e.g. "END", "quit"), close its input, and kill it if it lingers."""
+        """Say ``farewell`` (e.g. "END", "quit"), close its input, give it ``CLOSE_GRACE``
+        seconds to exit, then kill what is left of it: the engine if it lingers, and any
+        process it started that outlives it."""
         if self.alive:
             for line in farewell:
                 try:
@@ -181,11 +190,23 @@ class EngineProcess:
                 self._process.stdin.close()
         except OSError:
             pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self._process.wait(timeout=CLOSE_GRACE)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
+        self.kill()
+
+    def kill(self) -> None:
+        """Kill the engine at once, with every process it started."""
+        if not self._killed:
+            # Signalled once only: once its processes are gone, the group's id may be
+            # given to another process group, which must not be signalled.
+            self._killed = True
+            if sys.platform == "win32":  # no process groups: the engine alone
+                self._process.kill()
+            else:
+                # None of them is left (macOS says EPERM where only zombies are).
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self._process.pid, signal.SIGKILL)
+        self._process.wait()
 
     def _context(self) -> str:
         parts = []
