@@ -1,5 +1,6 @@
 """Real pipes: mctslab's clients play whole games against mctslab's own engines as subprocesses,
-and each engine's stdout holds protocol lines only, bad input included."""
+each engine's stdout holds protocol lines only, bad input included, and an engine's processes
+end when the client is done with them."""
 
 from __future__ import annotations
 
@@ -19,9 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from mctslab.arena import play_games
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.games import make
-from mctslab.players import MCTSPlayer, Player
+from mctslab.players import MCTSPlayer, Player, RandomPlayer
 from mctslab.protocols import GomocupEnginePlayer, GTPEnginePlayer, NBoardEnginePlayer, _process
 from mctslab.protocols._process import program_name, read_lines
 from tests.protocols.helpers import mctslab_command, play_game, scripted
@@ -218,6 +220,63 @@ def test_closing_an_engine_stops_the_processes_it_started(monkeypatch: pytest.Mo
     if not exited_within(5, pid):
         os.kill(pid, signal.SIGKILL)  # nothing is left behind
         pytest.fail("the engine behind the wrapper outlived close()")
+
+
+#: Each protocol's engine that never answers a move in time (its name is its process id),
+#: with a game for it.
+SLOW_ENGINES = {
+    "gomocup": (
+        lambda: GomocupEnginePlayer(
+            scripted(
+                ("START|RESTART", ["OK"]), ("ABOUT", ['name="$PID"']), ("BEGIN|TURN", ["SLEEP 30"])
+            ),
+            timeout_turn_ms=100,
+            grace_seconds=0.3,
+            startup_seconds=10,
+        ),
+        "gomoku",
+        {"size": 7},
+    ),
+    "gtp": (
+        lambda: GTPEnginePlayer(
+            scripted(
+                ("(\\d+) name", [r"=\1 $PID", ""]),
+                ("(\\d+) genmove", ["SLEEP 30"]),
+                ("(\\d+) .*", [r"=\1", ""]),
+            ),
+            move_seconds=0.5,
+            startup_seconds=10,
+        ),
+        "tictactoe",
+        {},
+    ),
+    "nboard": (
+        lambda: NBoardEnginePlayer(
+            scripted(
+                ("ping (\\d+)", [r"pong \1"]), ("nboard", ["set myname $PID"]), ("go", ["SLEEP 30"])
+            ),
+            move_seconds=0.5,
+            startup_seconds=10,
+        ),
+        "othello",
+        {},
+    ),
+}
+
+
+@pytest.mark.parametrize("protocol", SLOW_ENGINES)
+def test_an_engine_out_of_time_is_killed_and_the_next_game_gets_a_new_one(protocol: str) -> None:
+    # Left running, it still owed its late answer when the next game started, and that
+    # game's start failed on it.
+    new_player, game, params = SLOW_ENGINES[protocol]
+    player = new_player()
+    try:
+        entries = play_games(game, player, RandomPlayer(seed=1), games=2, params=params)
+        assert [entry["reason"].split(":")[0] for entry in entries] == ["A lost on time"] * 2
+        # The second game's engine (player A) was killed when its time ran out.
+        assert exited_within(1, int(player.name.split(":")[1]))
+    finally:
+        player.close()
 
 
 def engine_searching_30_s(command: str) -> subprocess.Popen[str]:

@@ -145,13 +145,16 @@ class EngineProcess:
 
     def receive(self, timeout: float, command: str) -> str:
         """The engine's next line (line ending removed), part of its answer to ``command``
-        (e.g. "TURN 2,1", which error messages name); raises after ``timeout`` seconds."""
+        (e.g. "TURN 2,1", which error messages name); after ``timeout`` seconds the engine
+        is killed and EngineTimeoutError raised."""
         try:
             line = self._lines.get(timeout=max(0.0, timeout))
         except queue.Empty:
-            raise EngineTimeoutError(
-                f"The {self.label} did not answer {command} within {timeout:.1f} s."
-                + self._context()
+            raise self._given_up(
+                EngineTimeoutError(
+                    f"The {self.label} did not answer {command} within {timeout:.1f} s."
+                    + self._context()
+                )
             ) from None
         if line is None:
             self._lines.put(None)  # later reads fail the same way
@@ -160,19 +163,22 @@ class EngineProcess:
         return line
 
     def failure(self, what: str) -> EngineError:
-        """An error saying the engine ``what``, with its exit status and last words."""
+        """An error saying the engine ``what``, with its exit status and last words; the
+        engine is killed if it has not exited."""
         try:
             code = self._process.wait(timeout=0.5)
             status = f" (it exited with status {code})"
         except subprocess.TimeoutExpired:
             status = ""
-        return EngineError(f"The {self.label} {what}{status}." + self._context())
+        return self._given_up(EngineError(f"The {self.label} {what}{status}." + self._context()))
 
     def protocol_error(self, line: str, expected: str) -> EngineError:
-        """An error for a line that the protocol does not allow here."""
-        return EngineError(
-            f"The {self.label} answered {line!r} where the protocol expects {expected}."
-            + self._context()
+        """An error for a line that the protocol does not allow here; the engine is killed."""
+        return self._given_up(
+            EngineError(
+                f"The {self.label} answered {line!r} where the protocol expects {expected}."
+                + self._context()
+            )
         )
 
     def close(self, farewell: Sequence[str] = (), newline: str = "\n") -> None:
@@ -207,6 +213,13 @@ class EngineProcess:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(self._process.pid, signal.SIGKILL)
         self._process.wait()
+
+    def _given_up(self, error: EngineError) -> EngineError:
+        """``error``, once the engine is killed: out of step with its protocol, it would
+        have its late answer to one command read as the answer to the next (the next
+        game's, when its player starts it again), or go on searching beside that game."""
+        self.kill()
+        return error
 
     def _context(self) -> str:
         parts = []

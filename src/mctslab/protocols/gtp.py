@@ -496,6 +496,7 @@ class GTPEnginePlayer:
         initial = make(state.spec.name, **state.spec.params)
         setup = _setup_moves(state) if state.position_key() != initial.position_key() else []
         if self._process is None or not self._process.alive:
+            self.close()  # one that died or was given up on
             self._process = EngineProcess(self.args, "GTP")
             name = self._command("name")
             if name:
