@@ -102,6 +102,8 @@ def test_notation_and_rendering() -> None:
     assert "Turn 9, value -30." in text and "Moves so far: -30" in text
     with pytest.raises(InvalidMoveError, match="'#4' is not a move in numbers notation"):
         state.play("#4")
+    with pytest.raises(InvalidMoveError, match="'#\u0660' is not a move in numbers notation"):
+        state.play("#\u0660")  # a digit of another script
     with pytest.raises(InvalidMoveError, match="'\\+20' is not a move in numbers notation"):
         state.play("+20")
     with pytest.raises(IllegalMoveError, match="Move 4 is not legal"):

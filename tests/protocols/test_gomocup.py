@@ -159,6 +159,16 @@ def test_malformed_and_unknown_commands_keep_the_brain_running() -> None:
     ]
 
 
+def test_coordinates_take_ascii_digits_only() -> None:
+    # Digits of other scripts, which a regular expression's \d takes and int() reads.
+    brain = GomocupBrain(thinker())
+    assert talk(brain, "START 9", "TURN \u0663,\u0663", "BOARD", "\u0663,3,2", "DONE") == [
+        "OK",
+        "ERROR TURN takes x,y; got '\u0663,\u0663'",
+        "ERROR BOARD line '\u0663,3,2' is not x,y,field",
+    ]
+
+
 def test_turn_on_a_taken_cell_or_after_the_end() -> None:
     brain = GomocupBrain(thinker())
     talk(brain, "START 5")
@@ -280,14 +290,15 @@ def test_client_rejects_illegal_or_garbled_moves() -> None:
             player.choose(state)
     finally:
         player.close()
-    rules[-1] = ("BEGIN", ["the centre"])
-    player = GomocupEnginePlayer(scripted(*rules), startup_seconds=5)
-    try:
-        player.start(state)
-        with pytest.raises(EngineError, match="where the protocol expects a move x,y"):
-            player.choose(state)
-    finally:
-        player.close()
+    for garbled in ("the centre", "\u0663,\u0663"):  # digits of another script are no x,y
+        rules[-1] = ("BEGIN", [garbled])
+        player = GomocupEnginePlayer(scripted(*rules), startup_seconds=5)
+        try:
+            player.start(state)
+            with pytest.raises(EngineError, match="where the protocol expects a move x,y"):
+                player.choose(state)
+        finally:
+            player.close()
 
 
 def test_client_refuses_what_gomocup_cannot_play() -> None:

@@ -89,7 +89,7 @@ def program_name(args: Sequence[str]) -> str:
     """A short name for the engine: its program's file name, or its script's when the
     program is an interpreter (``python3 engine.py`` is ``engine.py``)."""
     program = Path(args[0]).name or args[0]
-    if not re.fullmatch(r"(python|pypy)[\d.]*(\.exe)?", program.lower()):
+    if not re.fullmatch(r"(python|pypy)[0-9.]*(\.exe)?", program.lower()):
         return program
     rest = list(args[1:])
     if "-m" in rest[:-1]:

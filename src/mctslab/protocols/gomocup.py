@@ -65,8 +65,8 @@ MIN_TREE_MB = 16
 #: Gomocup is five in a row.
 FIVE = 5
 _RULES = {1: "exactly five in a row", 2: "continuous game", 4: "renju", 8: "caro"}
-_COORDINATES = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
-_FIELD = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
+_COORDINATES = re.compile(r"^\s*(-?[0-9]+)\s*,\s*(-?[0-9]+)\s*$")
+_FIELD = re.compile(r"^\s*(-?[0-9]+)\s*,\s*(-?[0-9]+)\s*,\s*(-?[0-9]+)\s*$")
 _ABOUT_NAME = re.compile(r'name\s*=\s*"([^"]*)"')
 
 
