@@ -134,6 +134,8 @@ def test_in_other_games_any_hash_starts_a_comment_and_tags_keep_theirs() -> None
         ("tictactoe\nb2 zz\n", "record line 2, move 2 ('zz'): 'zz' is not a move in tictactoe"),
         ("othello\nf5d6c3x9\n", "record line 2, move 4 ('x9'): 'x9' is not a move in othello"),
         ("othello\nf5d6c3d3c*\n", "record line 2, move 5 ('c*'): 'c*' is not a move in othello"),
+        ("othello\nf5d\u0666\n", "line 2, move 2 ('d\u0666'): 'd\u0666' is not a move in othello"),
+        ("gomoku size=\u0667\n", "record line 1: The 'size' parameter of gomoku must be an int"),
         ("connect4\n44448\n", "record line 2, move 5 ('8'): '8' is not a move in connect4"),
         ("connect4\n4444444\n", "record line 2, move 7 ('4'): '4' is not legal for X"),
         ("tictactoe\na1 a2 b1 b2 c1 c2\n", "move 6 ('c2'): The game is over; 'c2' cannot be"),

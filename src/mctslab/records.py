@@ -63,14 +63,14 @@ __all__ = [
 
 #: Games written without spaces between moves, with the pattern of one move.
 _COMPACT: dict[str, re.Pattern[str]] = {
-    "othello": re.compile(r"pass|pa|[a-z]\d+", re.IGNORECASE),
-    "connect4": re.compile(r"\d"),
+    "othello": re.compile(r"pass|pa|[a-z][0-9]+", re.IGNORECASE),
+    "connect4": re.compile(r"[0-9]"),
 }
 #: A tag: ``[Name "value"]``, the value's quote and backslash escaped.
 _TAG_TEXT = r'\[\s*([A-Za-z]\w*)\s+"((?:[^"\\]|\\.)*)"\s*\]'
 _TAG = re.compile(f"^{_TAG_TEXT}$")
 _TAG_NAME = re.compile(r"^[A-Za-z]\w*$")
-_INT = re.compile(r"^[+-]?\d+$")
+_INT = re.compile(r"^[+-]?[0-9]+$")
 #: Move lines are wrapped to stay about this wide.
 _LINE_WIDTH = 72
 
@@ -136,7 +136,7 @@ def dump_record(
 #: A comment runs from "#" to the end of the line. The numbers game writes its i-th choice
 #: "#i", so there a "#" that begins a word of digits ("#2") is a move, not a comment.
 _COMMENT = re.compile(r"#.*")
-_NUMBERS_COMMENT = re.compile(r"(?:(?<!\S)#(?!\d+(?!\S))|(?<=\S)#).*")
+_NUMBERS_COMMENT = re.compile(r"(?:(?<!\S)#(?![0-9]+(?!\S))|(?<=\S)#).*")
 #: A tag's quoted value may hold a "#": a comment starts after the tag.
 _TAG_PREFIX = re.compile(rf"^\s*{_TAG_TEXT}")
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
-from mctslab.games import IllegalMoveError, InvalidMoveError, available_games, check_game, make
+from mctslab.games import InvalidMoveError, available_games, check_game, make
 
 
 @pytest.mark.parametrize("name", available_games())
@@ -34,9 +36,30 @@ def test_a_move_id_out_of_range_is_refused_even_by_apply(name: str) -> None:
             state.apply(move)
         with pytest.raises(InvalidMoveError, match="is not a move id"):
             state.move_to_str(move)
-        with pytest.raises(IllegalMoveError, match=f"Move {move} is not legal"):
+        # Not "Move 65 is not legal for Black" while apply(65) said what ids there are.
+        with pytest.raises(InvalidMoveError, match=f"{move} is not a move id of {name}: ids are"):
             state.play(move)
     assert state == before
+
+
+#: Digits of other scripts (Arabic-Indic, fullwidth), which a regular expression's \d
+#: matches and int() reads as 0-9.
+OTHER_DIGITS = [
+    "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669",
+    "０１２３４５６７８９",
+]
+
+
+@pytest.mark.parametrize("name", available_games())
+def test_notation_takes_ascii_digits_only(name: str) -> None:
+    # make("gomoku").parse_move("h\u0668") was h8.
+    state = make(name)
+    for digits in OTHER_DIGITS:
+        other_script = str.maketrans("0123456789", digits)
+        for move in state.legal_moves():
+            text = state.move_to_str(move).translate(other_script)
+            with pytest.raises(InvalidMoveError, match=re.escape(f"{text!r} is not a move in")):
+                state.parse_move(text)
 
 
 @pytest.mark.parametrize("move", [1.0, True, None, b"1", np.float64(2.0)])

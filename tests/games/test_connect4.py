@@ -289,7 +289,7 @@ def test_full_column_is_illegal() -> None:
         state.play("1")
     with pytest.raises(IllegalMoveError, match="Move 0 is not legal for X"):
         state.play(0)
-    with pytest.raises(IllegalMoveError, match="Move 7 is not legal for X"):
+    with pytest.raises(InvalidMoveError, match="7 is not a move id of connect4: ids are 0 to 6"):
         state.play(7)
 
 

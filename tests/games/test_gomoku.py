@@ -334,6 +334,7 @@ def test_occupied_cell_is_illegal_and_names_the_move() -> None:
 @pytest.mark.parametrize(
     ("size", "text"),
     [(15, t) for t in ["z9", "a0", "p1", "a16", "15,0", "0,15", "h8x", "", "7,,7", "-1,3"]]
+    + [(15, t) for t in ["h\u0668", "\u0667,\u0668", "7 ８"]]  # digits of other scripts
     + [(19, t) for t in ["t1", "a20", "19,0", "0,19"]],
 )
 def test_malformed_moves_name_the_input(size: int, text: str) -> None:

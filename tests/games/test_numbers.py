@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mctslab.games import IllegalMoveError, InvalidMoveError, make
+from mctslab.games import InvalidMoveError, make
 from mctslab.games.numbers import NumbersState
 from tests.conftest import load_data
 
@@ -102,9 +102,11 @@ def test_notation_and_rendering() -> None:
     assert "Turn 9, value -30." in text and "Moves so far: -30" in text
     with pytest.raises(InvalidMoveError, match="'#4' is not a move in numbers notation"):
         state.play("#4")
+    with pytest.raises(InvalidMoveError, match="'#\u0660' is not a move in numbers notation"):
+        state.play("#\u0660")  # a digit of another script
     with pytest.raises(InvalidMoveError, match="'\\+20' is not a move in numbers notation"):
         state.play("+20")
-    with pytest.raises(IllegalMoveError, match="Move 4 is not legal"):
+    with pytest.raises(InvalidMoveError, match="4 is not a move id of numbers: ids are 0 to 3"):
         state.play(4)
 
 

@@ -22,9 +22,11 @@ def mctslab_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "mctslab", *args]
 
 
-def scripted(*rules: tuple[str, Sequence[str]]) -> list[str]:
-    """A scripted engine answering each line by the first matching ``(pattern, replies)``."""
-    return [sys.executable, str(SCRIPTED_ENGINE), json.dumps([list(rule) for rule in rules])]
+def scripted(*rules: tuple[str, Sequence[str]], newline: str = "\n") -> list[str]:
+    """A scripted engine answering each line by the first matching ``(pattern, replies)``,
+    each reply ended by ``newline``."""
+    rules_json = json.dumps([list(rule) for rule in rules])
+    return [sys.executable, str(SCRIPTED_ENGINE), rules_json, newline]
 
 
 def play_game(state: State, players: Sequence[Player]) -> list[int]:

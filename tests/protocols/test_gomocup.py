@@ -159,6 +159,16 @@ def test_malformed_and_unknown_commands_keep_the_brain_running() -> None:
     ]
 
 
+def test_coordinates_take_ascii_digits_only() -> None:
+    # Digits of other scripts, which a regular expression's \d takes and int() reads.
+    brain = GomocupBrain(thinker())
+    assert talk(brain, "START 9", "TURN \u0663,\u0663", "BOARD", "\u0663,3,2", "DONE") == [
+        "OK",
+        "ERROR TURN takes x,y; got '\u0663,\u0663'",
+        "ERROR BOARD line '\u0663,3,2' is not x,y,field",
+    ]
+
+
 def test_turn_on_a_taken_cell_or_after_the_end() -> None:
     brain = GomocupBrain(thinker())
     talk(brain, "START 5")
@@ -233,13 +243,32 @@ def test_client_skips_messages_and_follows_suggest() -> None:
         player.close()
 
 
+@pytest.mark.parametrize("newline", ["\r", "\r\n", "\n"], ids=["CR", "CRLF", "LF"])
+def test_client_hears_every_line_ending_the_spec_allows(newline: str) -> None:
+    # "The brain can send lines that are ended with CR LF, or just LF, or CR" (the spec).
+    # A CR alone used to be held back until more output came, which it never did.
+    rules = [("START", ["OK"]), ("ABOUT", ['name="ends"']), ("BEGIN", ["3,2"])]
+    player = GomocupEnginePlayer(scripted(*rules, newline=newline), startup_seconds=5)
+    try:
+        state = make("gomoku", size=7)
+        player.start(state)
+        assert player.name == "gomocup:ends"
+        assert player.choose(state) == 2 * 7 + 3
+    finally:
+        player.close()
+
+
 @pytest.mark.parametrize(
     ("rules", "error", "message"),
     [
         ([("START", ["ERROR board too small"])], EngineError, "answered START 7 with 'ERROR"),
         ([("START", ["what?"])], EngineError, "answered 'what?' where the protocol expects OK"),
-        ([("START", ["EXIT 3"])], EngineError, "exited with status 3"),
-        ([], EngineTimeoutError, "did not answer to START 7 within"),
+        (
+            [("START", ["EXIT 3"])],
+            EngineError,
+            "closed its output while we waited for its answer to START 7 (it exited with status 3)",
+        ),
+        ([], EngineTimeoutError, "did not answer START 7 within"),
     ],
 )
 def test_client_reports_broken_brains(
@@ -261,14 +290,15 @@ def test_client_rejects_illegal_or_garbled_moves() -> None:
             player.choose(state)
     finally:
         player.close()
-    rules[-1] = ("BEGIN", ["the centre"])
-    player = GomocupEnginePlayer(scripted(*rules), startup_seconds=5)
-    try:
-        player.start(state)
-        with pytest.raises(EngineError, match="where the protocol expects a move x,y"):
-            player.choose(state)
-    finally:
-        player.close()
+    for garbled in ("the centre", "\u0663,\u0663"):  # digits of another script are no x,y
+        rules[-1] = ("BEGIN", [garbled])
+        player = GomocupEnginePlayer(scripted(*rules), startup_seconds=5)
+        try:
+            player.start(state)
+            with pytest.raises(EngineError, match="where the protocol expects a move x,y"):
+                player.choose(state)
+        finally:
+            player.close()
 
 
 def test_client_refuses_what_gomocup_cannot_play() -> None:

@@ -86,6 +86,16 @@ def test_a_malformed_vertex_is_a_syntax_error_even_out_of_turn() -> None:
     )
 
 
+def test_vertices_and_ids_take_ascii_digits_only() -> None:
+    # Digits of other scripts, which str.isdigit() and a regular expression's \d take.
+    with pytest.raises(InvalidMoveError, match="'J\u0668' is not a GTP vertex"):
+        from_vertex(make("gomoku", size=9), "J\u0668")
+    with pytest.raises(InvalidMoveError, match="'\u0664' is not a GTP vertex"):
+        from_vertex(make("connect4"), "\u0664")
+    # Not an id: the line is a command named so.
+    assert responses(GTPEngine(thinker(), "tictactoe"), "\u0663 name") == ["? unknown command"]
+
+
 def test_a_game_of_tictactoe_with_undo_and_errors() -> None:
     engine = GTPEngine(thinker(), "tictactoe")
     assert responses(
@@ -303,6 +313,12 @@ def test_client_follows_ids_and_multiline_responses() -> None:
         ("= Z9", EngineError, "answered genmove b with 'Z9'"),
         ("? no idea", EngineError, "failed 'genmove b': no idea"),
         ("=99 A1", EngineError, "where the protocol expects a response"),
+        (
+            "EXIT 2",
+            EngineError,
+            "closed its output while we waited for its answer to genmove b "
+            "(it exited with status 2)",
+        ),
     ],
 )
 def test_client_reports_resignation_and_bad_answers(

@@ -212,6 +212,10 @@ def test_client_reads_the_reply_among_thinking_output() -> None:
     [
         ("=== A1", "answered go with '=== A1', not a legal move here"),
         ("hello there", "answered 'hello there' where the protocol expects an NBoard engine line"),
+        (
+            "EXIT 4",
+            "closed its output while we waited for its answer to go (it exited with status 4)",
+        ),
     ],
 )
 def test_client_rejects_bad_replies(reply: str, message: str) -> None:

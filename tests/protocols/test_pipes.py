@@ -1,22 +1,32 @@
 """Real pipes: mctslab's clients play whole games against mctslab's own engines as subprocesses,
-and each engine's stdout holds protocol lines only, bad input included."""
+each engine's stdout holds protocol lines only, bad input included, and an engine's processes
+end when the client is done with them."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import queue
 import re
+import shlex
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from mctslab.arena import play_games
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.games import make
-from mctslab.players import MCTSPlayer, Player
-from mctslab.protocols import GomocupEnginePlayer, GTPEnginePlayer, NBoardEnginePlayer
-from mctslab.protocols._process import program_name
-from tests.protocols.helpers import mctslab_command, play_game
+from mctslab.players import MCTSPlayer, Player, RandomPlayer
+from mctslab.protocols import GomocupEnginePlayer, GTPEnginePlayer, NBoardEnginePlayer, _process
+from mctslab.protocols._process import program_name, read_lines
+from tests.protocols.helpers import mctslab_command, play_game, scripted
 
 
 def mcts(iterations: int, seed: int) -> MCTSPlayer:
@@ -153,6 +163,120 @@ def test_stray_output_is_sent_to_stderr() -> None:
 )
 def test_an_engine_is_named_by_its_program_or_its_script(args: list[str], name: str) -> None:
     assert program_name(args) == name
+
+
+def next_within(seconds: float, lines: Iterator[str]) -> str:
+    """The next of ``lines``; queue.Empty if it takes more than ``seconds``."""
+    got: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: got.put(next(lines)), daemon=True).start()
+    return got.get(timeout=seconds)
+
+
+def test_lines_end_with_cr_lf_lf_or_cr_alone_each_as_it_arrives() -> None:
+    reading, writing = os.pipe()
+    with open(reading, "rb", buffering=0) as reader:
+        lines = read_lines(reader.fileno())
+        with open(writing, "wb", buffering=0) as writer:
+            writer.write(b"OK\r")
+            assert next_within(5, lines) == "OK"  # at once: no waiting for an LF that may follow
+            writer.write(b"\n3,3\r\n")  # that CR's LF (no empty line), then a CR LF line
+            assert next_within(5, lines) == "3,3"
+            writer.write(b"MESSAGE \xc3\xa9\n\r\nDEBUG \xff\rlast")
+        assert list(lines) == ["MESSAGE \u00e9", "", "DEBUG \ufffd", "last"]
+
+
+def wrapped(command: list[str]) -> list[str]:
+    """``command`` run by a shell script that waits for it, as a wrapper script does (run.sh,
+    wine); ``exit`` keeps the shell there, which would otherwise exec a last command."""
+    return ["sh", "-c", f"{shlex.join(command)}; exit $?"]
+
+
+def exited_within(seconds: float, pid: int) -> bool:
+    """Whether process ``pid`` is gone, or exited and waiting to be reaped, within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        with contextlib.suppress(OSError):  # gone meanwhile, or no /proc (not Linux)
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return True
+        time.sleep(0.05)
+    return False
+
+
+def test_closing_an_engine_stops_the_processes_it_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An engine behind a wrapper script that lingers after quit: killing the wrapper alone
+    # left the engine running.
+    monkeypatch.setattr(_process, "CLOSE_GRACE", 0.2)
+    engine = scripted(
+        ("(\\d+) name", [r"=\1 $PID", ""]), ("quit", ["SLEEP 60"]), ("(\\d+) .*", [r"=\1", ""])
+    )
+    player = GTPEnginePlayer(wrapped(engine), startup_seconds=10)
+    player.start(make("tictactoe"))
+    pid = int(player.name.removeprefix("gtp:"))
+    player.close()
+    if not exited_within(5, pid):
+        os.kill(pid, signal.SIGKILL)  # nothing is left behind
+        pytest.fail("the engine behind the wrapper outlived close()")
+
+
+#: Each protocol's engine that never answers a move in time (its name is its process id),
+#: with a game for it.
+SLOW_ENGINES = {
+    "gomocup": (
+        lambda: GomocupEnginePlayer(
+            scripted(
+                ("START|RESTART", ["OK"]), ("ABOUT", ['name="$PID"']), ("BEGIN|TURN", ["SLEEP 30"])
+            ),
+            timeout_turn_ms=100,
+            grace_seconds=0.3,
+            startup_seconds=10,
+        ),
+        "gomoku",
+        {"size": 7},
+    ),
+    "gtp": (
+        lambda: GTPEnginePlayer(
+            scripted(
+                ("(\\d+) name", [r"=\1 $PID", ""]),
+                ("(\\d+) genmove", ["SLEEP 30"]),
+                ("(\\d+) .*", [r"=\1", ""]),
+            ),
+            move_seconds=0.5,
+            startup_seconds=10,
+        ),
+        "tictactoe",
+        {},
+    ),
+    "nboard": (
+        lambda: NBoardEnginePlayer(
+            scripted(
+                ("ping (\\d+)", [r"pong \1"]), ("nboard", ["set myname $PID"]), ("go", ["SLEEP 30"])
+            ),
+            move_seconds=0.5,
+            startup_seconds=10,
+        ),
+        "othello",
+        {},
+    ),
+}
+
+
+@pytest.mark.parametrize("protocol", SLOW_ENGINES)
+def test_an_engine_out_of_time_is_killed_and_the_next_game_gets_a_new_one(protocol: str) -> None:
+    # Left running, it still owed its late answer when the next game started, and that
+    # game's start failed on it.
+    new_player, game, params = SLOW_ENGINES[protocol]
+    player = new_player()
+    try:
+        entries = play_games(game, player, RandomPlayer(seed=1), games=2, params=params)
+        assert [entry["reason"].split(":")[0] for entry in entries] == ["A lost on time"] * 2
+        # The second game's engine (player A) was killed when its time ran out.
+        assert exited_within(1, int(player.name.split(":")[1]))
+    finally:
+        player.close()
 
 
 def engine_searching_30_s(command: str) -> subprocess.Popen[str]:

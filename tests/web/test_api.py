@@ -296,8 +296,9 @@ def test_undo_after_the_game_is_over(client: TestClient) -> None:
     [
         ({"move": "z9"}, 400, "not a move in tictactoe notation"),
         ({"move": "b2"}, 400, "'b2' is not legal for X"),
-        ({"move": 42}, 400, "Move 42 is not legal"),
-        ({"move": -1}, 400, "Move -1 is not legal"),
+        ({"move": 42}, 400, "42 is not a move id of tictactoe: ids are 0 to 8."),
+        ({"move": -1}, 400, "-1 is not a move id of tictactoe: ids are 0 to 8."),
+        ({"move": 4}, 400, "Move 4 is not legal for X"),  # b2, taken
         ({"move": 1.5}, 422, "move"),
         ({"move": True}, 422, "move"),
         ({}, 422, "move: Field required"),

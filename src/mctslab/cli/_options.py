@@ -278,7 +278,7 @@ def new_state(
 
 
 _TOKEN = r"[^\s,]+"
-_GOMOCUP_OR_TOKEN = r"\d+,\d+|" + _TOKEN
+_GOMOCUP_OR_TOKEN = r"[0-9]+,[0-9]+|" + _TOKEN
 
 
 def play_moves(state: State, moves: str | None, played: list[int] | None = None) -> State:

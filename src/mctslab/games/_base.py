@@ -353,18 +353,18 @@ class State:
         raises InvalidMoveError, since the compiled rules would write outside
         the board. A legal move is the caller's promise.
         """
-        if not 0 <= move < self.spec.num_actions:
-            raise InvalidMoveError(self._not_an_id(move))
+        self._check_id(move)
         self.kernel.apply(self._data, move)
 
     def play(self, move: int | str) -> None:
-        """Play ``move`` (an id or the game's notation) in place, checking it first."""
+        """Play ``move`` (an id or the game's notation) in place, checking it first: an id
+        outside ``range(spec.num_actions)`` raises InvalidMoveError, as ``apply`` does."""
         if self.is_terminal():
             raise GameOverError(f"The game is over; no move can be played.\n{self}")
         if isinstance(move, str):
             move_id = self.parse_move(move)
         else:
-            move_id = _int_move(move, f" or text in {self.spec.name} notation")
+            move_id = self._move_id(move, f" or text in {self.spec.name} notation")
             if move_id not in self.legal_moves():
                 raise IllegalMoveError(
                     f"Move {move!r} is not legal for {self._player_name()} in this position; "
@@ -501,18 +501,20 @@ class State:
         return str(self)
 
     # -- helpers ----------------------------------------------------------------
-    def _move_id(self, move: object) -> int:
-        """``move`` as a move id of this game; InvalidMoveError for anything else."""
-        move_id = _int_move(move)
-        if not 0 <= move_id < self.spec.num_actions:
-            raise InvalidMoveError(self._not_an_id(move))
+    def _move_id(self, move: object, or_text: str = "") -> int:
+        """``move`` as a move id of this game; InvalidMoveError for anything else (its message
+        adds ``or_text`` to what a move must be, for a caller that takes text too)."""
+        move_id = _int_move(move, or_text)
+        self._check_id(move_id)
         return move_id
 
-    def _not_an_id(self, move: object) -> str:
-        return (
-            f"{move!r} is not a move id of {self.spec.name}: ids are 0 to "
-            f"{self.spec.num_actions - 1}."
-        )
+    def _check_id(self, move: int) -> None:
+        """InvalidMoveError unless ``move`` is in ``range(spec.num_actions)``."""
+        if not 0 <= move < self.spec.num_actions:
+            raise InvalidMoveError(
+                f"{move!r} is not a move id of {self.spec.name}: ids are 0 to "
+                f"{self.spec.num_actions - 1}."
+            )
 
     def _player_name(self) -> str:
         if self.is_terminal():

@@ -6,8 +6,8 @@ import re
 from collections.abc import Sequence
 
 COLUMN_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-_LETTER_NUMBER = re.compile(r"^([a-z])\s*(\d{1,2})$")
-_PAIR = re.compile(r"^(\d{1,2})\s*[,\s]\s*(\d{1,2})$")
+_LETTER_NUMBER = re.compile(r"^([a-z])\s*([0-9]{1,2})$")
+_PAIR = re.compile(r"^([0-9]{1,2})\s*[,\s]\s*([0-9]{1,2})$")
 
 
 def render_grid(

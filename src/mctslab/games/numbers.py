@@ -46,8 +46,8 @@ MAX_TURNS = 1000
 MAX_MOVES = 16
 MAX_MULTIPLIER = 1_000_000
 MAX_GOAL = 10**12
-_INDEX_FORM = re.compile(r"^#(\d{1,2})$")
-_AMOUNT_FORM = re.compile(r"^[+-]?\d{1,15}$")
+_INDEX_FORM = re.compile(r"^#([0-9]{1,2})$")
+_AMOUNT_FORM = re.compile(r"^[+-]?[0-9]{1,15}$")
 
 
 @njit(cache=True)

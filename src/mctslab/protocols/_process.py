@@ -7,13 +7,17 @@ engine that talks a lot on stderr never blocks on a full pipe.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import queue
 import re
 import shlex
+import signal
 import subprocess
+import sys
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -23,6 +27,9 @@ TAIL_LINES = 8
 CLOSE_GRACE = 2.0
 #: Seconds a move may take beyond the engine's time limit before it is lost on time.
 MOVE_GRACE = 2.0
+#: The most bytes read from an engine's pipe at once (a read takes what has arrived).
+READ_SIZE = 65536
+_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 class EngineError(RuntimeError):
@@ -55,11 +62,34 @@ def command_args(command: str | Sequence[str], owner: str) -> list[str]:
     return args
 
 
+def read_lines(fd: int) -> Iterator[str]:
+    """The lines read from the file descriptor ``fd`` (a pipe) to its end, decoded as UTF-8,
+    each as soon as its end has arrived.
+
+    A line ends with CR LF, LF or CR alone: the Gomocup protocol allows all three. A CR
+    ends its line at once, without waiting to see whether an LF follows (text mode's
+    universal newlines waited, so a brain ending its lines with CR alone was never
+    heard); an LF that then comes first in the next read completes that CR LF.
+    """
+    pending = b""
+    after_cr = False
+    while piece := os.read(fd, READ_SIZE):
+        if after_cr and piece.startswith(b"\n"):
+            piece = piece[1:]
+        data = pending + piece
+        after_cr = data.endswith(b"\r")
+        *lines, pending = _LINE_END.split(data)
+        for line in lines:
+            yield line.decode("utf-8", errors="replace")
+    if pending:
+        yield pending.decode("utf-8", errors="replace")
+
+
 def program_name(args: Sequence[str]) -> str:
     """A short name for the engine: its program's file name, or its script's when the
     program is an interpreter (``python3 engine.py`` is ``engine.py``)."""
     program = Path(args[0]).name or args[0]
-    if not re.fullmatch(r"(python|pypy)[\d.]*(\.exe)?", program.lower()):
+    if not re.fullmatch(r"(python|pypy)[0-9.]*(\.exe)?", program.lower()):
         return program
     rest = list(args[1:])
     if "-m" in rest[:-1]:
@@ -80,10 +110,9 @@ class EngineProcess:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                bufsize=1,
+                # A session, and so a process group, of its own: kill() stops what the engine
+                # started too (the engine behind a wrapper script such as run.sh, wine's program).
+                start_new_session=True,
             )
         except OSError as error:
             raise EngineError(
@@ -92,6 +121,7 @@ class EngineProcess:
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._stderr: deque[str] = deque(maxlen=TAIL_LINES)
         self._talk: deque[str] = deque(maxlen=TAIL_LINES)
+        self._killed = False
         assert self._process.stdout is not None and self._process.stderr is not None
         threading.Thread(target=self._drain, args=(self._process.stdout,), daemon=True).start()
         threading.Thread(
@@ -108,44 +138,53 @@ class EngineProcess:
         assert stdin is not None
         self._talk.append(f"> {line}")
         try:
-            stdin.write(line + newline)
+            stdin.write((line + newline).encode("utf-8"))
             stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             raise self.failure(f"could not be sent {line!r}") from None
 
-    def receive(self, timeout: float, waiting_for: str) -> str:
-        """The engine's next line (line ending removed); raises after ``timeout`` seconds."""
+    def receive(self, timeout: float, command: str) -> str:
+        """The engine's next line (line ending removed), part of its answer to ``command``
+        (e.g. "TURN 2,1", which error messages name); after ``timeout`` seconds the engine
+        is killed and EngineTimeoutError raised."""
         try:
             line = self._lines.get(timeout=max(0.0, timeout))
         except queue.Empty:
-            raise EngineTimeoutError(
-                f"The {self.label} did not answer {waiting_for} within {timeout:.1f} s."
-                + self._context()
+            raise self._given_up(
+                EngineTimeoutError(
+                    f"The {self.label} did not answer {command} within {timeout:.1f} s."
+                    + self._context()
+                )
             ) from None
         if line is None:
             self._lines.put(None)  # later reads fail the same way
-            raise self.failure(f"closed its output while we waited for {waiting_for}")
+            raise self.failure(f"closed its output while we waited for its answer to {command}")
         self._talk.append(f"< {line}")
         return line
 
     def failure(self, what: str) -> EngineError:
-        """An error saying the engine ``what``, with its exit status and last words."""
+        """An error saying the engine ``what``, with its exit status and last words; the
+        engine is killed if it has not exited."""
         try:
             code = self._process.wait(timeout=0.5)
             status = f" (it exited with status {code})"
         except subprocess.TimeoutExpired:
             status = ""
-        return EngineError(f"The {self.label} {what}{status}." + self._context())
+        return self._given_up(EngineError(f"The {self.label} {what}{status}." + self._context()))
 
     def protocol_error(self, line: str, expected: str) -> EngineError:
-        """An error for a line that the protocol does not allow here."""
-        return EngineError(
-            f"The {self.label} answered {line!r} where the protocol expects {expected}."
-            + self._context()
+        """An error for a line that the protocol does not allow here; the engine is killed."""
+        return self._given_up(
+            EngineError(
+                f"The {self.label} answered {line!r} where the protocol expects {expected}."
+                + self._context()
+            )
         )
 
     def close(self, farewell: Sequence[str] = (), newline: str = "\n") -> None:
-        """Say ``farewell`` (e.g. "END", "quit"), close its input, and kill it if it lingers."""
+        """Say ``farewell`` (e.g. "END", "quit"), close its input, give it ``CLOSE_GRACE``
+        seconds to exit, then kill what is left of it: the engine if it lingers, and any
+        process it started that outlives it."""
         if self.alive:
             for line in farewell:
                 try:
@@ -157,11 +196,30 @@ class EngineProcess:
                 self._process.stdin.close()
         except OSError:
             pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self._process.wait(timeout=CLOSE_GRACE)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
+        self.kill()
+
+    def kill(self) -> None:
+        """Kill the engine at once, with every process it started."""
+        if not self._killed:
+            # Signalled once only: once its processes are gone, the group's id may be
+            # given to another process group, which must not be signalled.
+            self._killed = True
+            if sys.platform == "win32":  # no process groups: the engine alone
+                self._process.kill()
+            else:
+                # None of them is left (macOS says EPERM where only zombies are).
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self._process.pid, signal.SIGKILL)
+        self._process.wait()
+
+    def _given_up(self, error: EngineError) -> EngineError:
+        """``error``, once the engine is killed: out of step with its protocol, it would
+        have its late answer to one command read as the answer to the next (the next
+        game's, when its player starts it again), or go on searching beside that game."""
+        self.kill()
+        return error
 
     def _context(self) -> str:
         parts = []
@@ -171,11 +229,11 @@ class EngineProcess:
             parts.append("\nIts stderr ended with:\n  " + "\n  ".join(self._stderr))
         return "".join(parts)
 
-    def _drain(self, stream: IO[str]) -> None:
-        for line in stream:
-            self._lines.put(line.rstrip("\r\n"))
+    def _drain(self, stream: IO[bytes]) -> None:
+        for line in read_lines(stream.fileno()):
+            self._lines.put(line)
         self._lines.put(None)
 
-    def _keep_stderr(self, stream: IO[str]) -> None:
-        for line in stream:
-            self._stderr.append(line.rstrip("\r\n"))
+    def _keep_stderr(self, stream: IO[bytes]) -> None:
+        for line in read_lines(stream.fileno()):
+            self._stderr.append(line)

@@ -65,8 +65,8 @@ MIN_TREE_MB = 16
 #: Gomocup is five in a row.
 FIVE = 5
 _RULES = {1: "exactly five in a row", 2: "continuous game", 4: "renju", 8: "caro"}
-_COORDINATES = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
-_FIELD = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
+_COORDINATES = re.compile(r"^\s*(-?[0-9]+)\s*,\s*(-?[0-9]+)\s*$")
+_FIELD = re.compile(r"^\s*(-?[0-9]+)\s*,\s*(-?[0-9]+)\s*,\s*(-?[0-9]+)\s*$")
 _ABOUT_NAME = re.compile(r'name\s*=\s*"([^"]*)"')
 
 
@@ -470,7 +470,7 @@ class GomocupEnginePlayer:
         """The next line that is not a MESSAGE or DEBUG; ERROR ends the game with an error."""
         deadline = time.monotonic() + timeout
         while True:
-            line = process.receive(deadline - time.monotonic(), f"to {command}").strip()
+            line = process.receive(deadline - time.monotonic(), command).strip()
             keyword = line.split(" ", 1)[0].upper()
             if not line or keyword in ("MESSAGE", "DEBUG"):
                 continue

@@ -73,7 +73,9 @@ PROTOCOL_VERSION = "2"
 GAMES = ("gomoku", "othello", "connect4", "tictactoe")
 #: GTP's column letters: the alphabet without I.
 LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
-_VERTEX = re.compile(r"^([a-z])(\d{1,2})$")
+_VERTEX = re.compile(r"^([a-z])([0-9]{1,2})$")
+#: A command's id, or Connect Four's bare column (str.isdigit() takes other scripts' digits).
+_NUMBER = re.compile(r"^[0-9]+$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _COLORS = {"black": 0, "b": 0, "white": 1, "w": 1}
 
@@ -110,7 +112,7 @@ def from_vertex(state: State, text: str) -> int:
         if game != "othello":
             raise IllegalMoveError(f"{game} has no pass")
         move = PASS
-    elif game == "connect4" and cleaned.isdigit():
+    elif game == "connect4" and _NUMBER.match(cleaned):
         try:
             return state.parse_move(cleaned)
         except IllegalMoveError as error:  # its message shows the board: one line is GTP's
@@ -240,7 +242,7 @@ class GTPEngine:
         if not text:
             return []
         words = text.split()
-        ident = words.pop(0) if words[0].isdigit() else ""
+        ident = words.pop(0) if _NUMBER.match(words[0]) else ""
         if not words:
             return [f"?{ident} syntax error: no command after the id", ""]
         action = self._commands.get(words[0])
@@ -496,6 +498,7 @@ class GTPEnginePlayer:
         initial = make(state.spec.name, **state.spec.params)
         setup = _setup_moves(state) if state.position_key() != initial.position_key() else []
         if self._process is None or not self._process.alive:
+            self.close()  # one that died or was given up on
             self._process = EngineProcess(self.args, "GTP")
             name = self._command("name")
             if name:
@@ -558,12 +561,12 @@ class GTPEnginePlayer:
         line = ""
         while not line:
             line = process.receive(deadline - time.monotonic(), command).strip()
-        match = re.match(r"^([=?])(\d*)\s*(.*)$", line)
+        match = re.match(r"^([=?])([0-9]*)\s*(.*)$", line)
         if match is None or match.group(2) != str(ident):
             raise process.protocol_error(line, f"a response ={ident} or ?{ident} to {command!r}")
         lines = [match.group(3)]
         while True:
-            more = process.receive(deadline - time.monotonic(), f"the end of {command}")
+            more = process.receive(deadline - time.monotonic(), command)
             if not more.strip():
                 break
             lines.append(more)

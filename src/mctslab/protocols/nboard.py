@@ -396,6 +396,7 @@ class NBoardEnginePlayer:
         if not isinstance(state, OthelloState):
             raise ValueError(f"An NBoard engine plays othello; got {state.spec.name}.")
         if self._process is None or not self._process.alive:
+            self.close()  # one that died or was given up on
             self._process = EngineProcess(self.args, "NBoard")
             self._process.send(f"nboard {PROTOCOL_VERSION}")
             self._process.send(f"set depth {self.depth}")
@@ -450,7 +451,7 @@ class NBoardEnginePlayer:
     def _next_line(self, process: EngineProcess, deadline: float, command: str) -> str:
         """The next line, which must be one an NBoard engine may send; picks up its name."""
         while True:
-            line = process.receive(deadline - time.monotonic(), f"to {command}").strip()
+            line = process.receive(deadline - time.monotonic(), command).strip()
             if not line:
                 continue
             word = line.split(" ", 1)[0]
