@@ -62,6 +62,13 @@ def test_notation_takes_ascii_digits_only(name: str) -> None:
                 state.parse_move(text)
 
 
+def test_notation_takes_ascii_letters_only() -> None:
+    # The Kelvin sign lowers to "k": it was read as column k.
+    state = make("gomoku", size=15)
+    with pytest.raises(InvalidMoveError, match="is not a move in"):
+        state.parse_move("\u212a8")
+
+
 @pytest.mark.parametrize("move", [1.0, True, None, b"1", np.float64(2.0)])
 def test_a_move_that_is_not_an_int_is_refused_not_truncated(move: object) -> None:
     state = make("tictactoe")

@@ -403,8 +403,9 @@ class State:
         """The move id for ``text``; raises InvalidMoveError or IllegalMoveError."""
         if not isinstance(text, str):
             raise InvalidMoveError(f"A move must be given as text; got {text!r}.")
-        cleaned = text.strip().lower()
-        move = self._parse_notation(cleaned)
+        cleaned = text.strip()
+        # Notation is ASCII, and lower() makes "k" of the Kelvin sign, say.
+        move = self._parse_notation(cleaned.lower()) if cleaned.isascii() else None
         if move is None:
             raise InvalidMoveError(
                 f"{text!r} is not a move in {self.spec.name} notation ({self.notation_help()})."
