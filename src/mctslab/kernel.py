@@ -25,7 +25,9 @@ signature below (``cache=True`` keeps them between runs):
   unchecked.
 - ``is_terminal(state) -> bool`` (:data:`IS_TERMINAL_SIG`).
 - ``returns(state, out)`` (:data:`RETURNS_SIG`): writes one return per player
-  into ``out`` (once the game is over), within the spec's
+  into ``out`` (once the game is over), every one, a draw's too: ``out`` may
+  hold anything before (``State.returns()`` refuses a kernel that leaves one
+  unwritten). Each within the spec's
   ``[min_return, max_return]`` and on its grid of ``return_steps`` (2, the
   default, allows a win, a draw and a loss; a score margin needs more).
 - ``current_player(state) -> player`` (:data:`CURRENT_PLAYER_SIG`).

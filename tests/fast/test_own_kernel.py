@@ -20,12 +20,14 @@ import numpy as np
 import pytest
 from numba import njit
 
-from mctslab import Budget, SearchConfig
+from mctslab import Budget, SearchConfig, make
 from mctslab.arena import play_games
 from mctslab.core import MCTS
 from mctslab.fast import FastMCTS
 from mctslab.games import ConformanceError, check_game
 from mctslab.games._base import list_moves
+from mctslab.games._header import STATUS
+from mctslab.games.tictactoe import TicTacToeState
 from mctslab.kernel import (
     APPLY_SIG,
     LEGAL_MOVES_SIG,
@@ -268,6 +270,54 @@ def test_a_spec_with_too_few_move_ids_is_refused_before_the_search_writes_past_i
         FastMCTS(SearchConfig(seed=1)).search(state, Budget(iterations=5000))
     with pytest.raises(ConformanceError, match=message):
         check_game(lambda: state.clone())
+
+
+# -- returns ---------------------------------------------------------------------------
+
+
+@njit(RETURNS_SIG, cache=True)
+def returns_of_wins_only(state, out):  # type: ignore[no-untyped-def]
+    """Tic-tac-toe's returns, but a draw's left unwritten, as if ``out`` came zeroed."""
+    if state[STATUS] == 0 or state[STATUS] == 1:
+        out[state[STATUS]] = 1.0
+        out[1 - state[STATUS]] = -1.0
+
+
+class DrawUnwritten(TicTacToeState):
+    kernel = TicTacToeState.kernel._replace(returns=returns_of_wins_only)
+    __slots__ = ()
+
+
+def draw_unwritten(*moves: str) -> DrawUnwritten:
+    """Tic-tac-toe after ``moves`` on the kernel that leaves a draw's returns unwritten."""
+    start = make("tictactoe")
+    for move in moves:
+        start.play(move)
+    return DrawUnwritten(start.spec, start.data.copy())
+
+
+def test_returns_left_unwritten_are_named_by_check_game_and_before_a_search() -> None:
+    # Before, State.returns handed the kernel zeros: check_game and the search's check of
+    # a game played to its end read a draw, and passed the kernel.
+    unwritten = r"tictactoe: Kernel\.returns left out\[0\] \(X\), out\[1\] \(O\) unwritten"
+    with pytest.raises(ConformanceError, match=unwritten):
+        check_game(draw_unwritten)
+    drawn = draw_unwritten("a3", "b3", "c3", "b2", "a2", "c2", "b1", "a1")  # c1 draws
+    with pytest.raises(ValueError, match=unwritten):
+        FastMCTS().search(drawn, Budget(iterations=100))
+
+
+@pytest.mark.parametrize("config", [SearchConfig(seed=3), SearchConfig.plain(seed=3)])
+def test_the_search_reads_no_earlier_games_returns_where_a_draw_is_left_unwritten(
+    config: SearchConfig,
+) -> None:
+    # Before, the loop handed the kernel the array its last game's returns were in, so a
+    # draw counted as that game's result: by default the search proved the empty board
+    # won (value 1.0), and plain UCT rated it 0.86 for 0.71. (Its check of one game
+    # before the search meets a win here.)
+    budget = Budget(iterations=30_000)
+    fair = FastMCTS(config).search(make("tictactoe"), budget)
+    assert FastMCTS(config).search(draw_unwritten(), budget).moves == fair.moves
 
 
 # -- game knowledge: winning_move and candidate_moves ---------------------------------

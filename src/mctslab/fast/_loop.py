@@ -930,6 +930,11 @@ def _search(  # type: ignore[no-untyped-def]
             path[depth] = child
             if solver:
                 if is_terminal(state):
+                    # Zeroed before each returns(): a kernel that leaves one unwritten (a
+                    # draw's, say) would otherwise give the last game's again, and false
+                    # proofs. State.returns names such a kernel; a check here would cost
+                    # every simulation.
+                    rewards[:] = 0.0
                     returns(state, rewards)
                     mover = movers[depth]
                     if rewards[mover] > rewards[1 - mover]:
@@ -950,6 +955,7 @@ def _search(  # type: ignore[no-untyped-def]
             if rave:
                 leaf_player = current_player(state)
             recorded = rollout(state, rng, played)
+            rewards[:] = 0.0  # as before the solver's returns() above
             returns(state, rewards)
             for player in range(num_players):
                 gains[player] = (rewards[player] - min_return) * scale

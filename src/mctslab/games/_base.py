@@ -376,10 +376,26 @@ class State:
         return bool(self.kernel.is_terminal(self._data))
 
     def returns(self) -> tuple[float, ...]:
-        """One value per player; in ``[spec.min_return, spec.max_return]``."""
-        out = np.zeros(self.spec.num_players, dtype=np.float64)
+        """One value per player; in ``[spec.min_return, spec.max_return]``.
+
+        Raises ValueError when the kernel leaves a player's return unwritten
+        (a draw's, say): the array it writes into starts as NaN, so that such a
+        kernel is named here, by :func:`~mctslab.games.check_game` and before a
+        compiled search, rather than read as zeros.
+        """
+        out = np.full(self.spec.num_players, np.nan)
         self.kernel.returns(self._data, out)
-        return tuple(float(x) for x in out)
+        values = tuple(out.tolist())
+        # tolist() and map(): no slower than the unchecked conversion (the generic engine
+        # calls this once a simulation).
+        if any(map(math.isnan, values)):
+            unwritten = [player for player, value in enumerate(values) if math.isnan(value)]
+            names = ", ".join(f"out[{p}] ({self.spec.player_names[p]})" for p in unwritten)
+            raise ValueError(
+                f"{self.spec.name}: Kernel.returns left {names} unwritten: it must write every "
+                f"player's return, a draw's too (the array it is given may hold anything).\n{self}"
+            )
+        return values
 
     def outcome(self) -> Outcome | None:
         """How the game ended, or None while it goes on."""

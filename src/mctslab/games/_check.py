@@ -50,10 +50,11 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
 
     A bundled-style :class:`State` also: a kernel the compiled engine can
     take (:func:`~mctslab.games._base.check_kernel`); legal move ids in
-    ``range(num_actions)``; notation round-trips; an illegal move is refused; pickling round-trips;
-    returns in whole steps of the spec's ``return_steps`` (what the compiled
-    engine counts in); a consistent ``outcome()``; the compiled random playout
-    ends the game too. Its game knowledge, where it has some, in every live
+    ``range(num_actions)``; notation round-trips; an illegal move is refused;
+    pickling round-trips; returns, each written by the kernel (a draw's too),
+    in whole steps of the spec's ``return_steps`` (what the compiled engine
+    counts in); a consistent ``outcome()``; the compiled random playout ends
+    the game too. Its game knowledge, where it has some, in every live
     position: ``candidate_moves`` lists some of the legal moves, each once,
     and not none; a move ``winning_move`` gives is legal, one of the
     candidates, and wins by force as :mod:`mctslab.kernel` says: every line
@@ -120,6 +121,17 @@ def _legal_moves(state: GameState) -> list[int]:
     except ValueError as error:
         raise ConformanceError(str(error)) from None
     return list(moves)
+
+
+def _returns(state: GameState) -> tuple[float, ...]:
+    """``state.returns()`` as a tuple; ConformanceError where a :class:`State` refuses its
+    kernel's (one left unwritten)."""
+    try:
+        return tuple(state.returns())
+    except ValueError as error:
+        if isinstance(state, State):
+            raise ConformanceError(str(error)) from None
+        raise
 
 
 def _check_position(state: GameState, rng: random.Random) -> None:
@@ -275,7 +287,7 @@ def _unforced(position: State, mover: int, plies: int) -> tuple[list[str], str] 
 
 def _won(finished: State, player: int) -> bool:
     """Whether ``player`` won the finished game: a return above every other player's."""
-    values = finished.returns()
+    values = _returns(finished)
     return all(values[player] > value for i, value in enumerate(values) if i != player)
 
 
@@ -321,7 +333,7 @@ def _check_terminal(state: GameState) -> None:
     spec = state.spec
     if _legal_moves(state):
         raise ConformanceError(f"{spec.name}: legal moves in a terminal position\n{state}")
-    values = tuple(state.returns())
+    values = _returns(state)
     if len(values) != spec.num_players:
         raise ConformanceError(f"{spec.name}: returns {values} are not one per player")
     span = spec.max_return - spec.min_return
