@@ -30,7 +30,10 @@ signature below (``cache=True`` keeps them between runs):
   unwritten). Each within the spec's
   ``[min_return, max_return]`` and on its grid of ``return_steps`` (2, the
   default, allows a win, a draw and a loss; a score margin needs more).
-- ``current_player(state) -> player`` (:data:`CURRENT_PLAYER_SIG`).
+- ``current_player(state) -> player`` (:data:`CURRENT_PLAYER_SIG`): the
+  player to move, from 0 to ``spec.num_players - 1``. A search checks it
+  in every position of one random game before it starts, and refuses
+  another number (the loop would read past its arrays with it).
 - ``rollout(state, rng, played) -> count`` (:data:`ROLLOUT_SIG`): plays
   uniformly random legal moves to the end, in place, drawing from ``rng``
   with :func:`randint` or :func:`uniform`, and writes each move it plays

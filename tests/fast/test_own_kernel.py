@@ -30,6 +30,7 @@ from mctslab.games._header import STATUS
 from mctslab.games.tictactoe import TicTacToeState
 from mctslab.kernel import (
     APPLY_SIG,
+    CURRENT_PLAYER_SIG,
     LEGAL_MOVES_SIG,
     RETURNS_SIG,
     ROLLOUT_SIG,
@@ -453,6 +454,30 @@ def test_the_search_refuses_a_first_position_without_candidate_moves() -> None:
     # Before: an IndexError in the search's statistics.
     with pytest.raises(ValueError, match=r"nim: Kernel\.candidate_moves lists no move, but the"):
         FastMCTS().search(position(NoCandidates, 1, 3), Budget(iterations=100))
+
+
+# -- the player to move ------------------------------------------------------------------
+
+
+@njit(CURRENT_PLAYER_SIG, cache=True)
+def one_based_player(state):  # type: ignore[no-untyped-def]
+    return state[TO_MOVE] + 1
+
+
+OneBasedPlayers = nim_on("OneBasedPlayers", current_player=one_based_player)
+
+
+@pytest.mark.parametrize("config", [SearchConfig(seed=1), SearchConfig.plain(seed=1)])
+def test_a_player_to_move_out_of_range_is_refused_before_the_search(config: SearchConfig) -> None:
+    # Players 1 and 2 of two: the first position's 1 is in range, the next one's 2 is not.
+    # Before, the default options stopped saying that the turn did not pass to the next
+    # player, and plain UCT read past its arrays and chose by what it found there.
+    state = position(OneBasedPlayers, 3, 4, 5)
+    message = r"The current_player of 'nim' must be an int in \[0, 2\); got 2\.$"
+    with pytest.raises(ValueError, match=message):
+        FastMCTS(config).search(state, Budget(iterations=20_000))
+    with pytest.raises(ConformanceError, match=message):  # in the generic engine's words too
+        check_game(lambda: state.clone())
 
 
 # -- a game where a player may move twice in a row --------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import random
 import sys
 from collections.abc import Callable
 from time import perf_counter
@@ -45,7 +46,13 @@ from mctslab.fast._pool import WorkerPool, split_budget
 from mctslab.fast._rave import AmafTables, split, table_bytes
 from mctslab.fast._stats import RootStats, build_result
 from mctslab.fast._tree import MAX_ACTIONS, Tree, bytes_per_node
-from mctslab.games._base import Kernel, State, check_kernel, list_moves
+from mctslab.games._base import (
+    Kernel,
+    State,
+    check_kernel,
+    checked_current_player,
+    list_moves,
+)
 
 #: Target wall time of one call of the compiled loop.
 CHUNK_SECONDS = 0.05
@@ -466,10 +473,7 @@ class FastMCTS:
         field = "legal_moves" if expand_moves is state.kernel.legal_moves else "candidate_moves"
         count = len(list_moves(expand_moves, state.data.copy(), state.spec, field))
         if count == 0:
-            raise ValueError(
-                f"{state.spec.name}: Kernel.{field} lists no move, but the game goes on "
-                f"(is_terminal() is false).\n{state}"
-            )
+            raise no_moves(state, field)
         return count
 
     def _solves(self, state: State) -> bool:
@@ -516,17 +520,35 @@ def check_searchable(state: State) -> None:
         raise ValueError(f"Cannot search a finished game (is_terminal() is true).\n{state}")
     spec = state.spec
     return_scale(spec)
-    # One game played to its end, its returns checked as the generic engine checks each
-    # (the loop checks only that they are on the spec's steps): a game declared zero-sum
-    # whose returns are each player's win rate is found here, not in wrong proofs.
+    # One game of random legal moves played to its end. The player to move is checked in
+    # each position, where the loop indexes its arrays of one entry per player with it
+    # unchecked (a 1-based count shows at the first move). The returns at the end are
+    # checked as the generic engine checks each (the loop checks only that they are on
+    # the spec's steps): a game declared zero-sum whose returns are each player's win
+    # rate is found here, not in wrong proofs.
     end = state.clone()
-    end.random_playout(seed=0)
+    choose = random.Random(0).choice
+    while not end.is_terminal():
+        checked_current_player(end)
+        moves = end.legal_moves()
+        if not moves:
+            raise no_moves(end, "legal_moves")
+        end.apply(choose(moves))
     check_returns(end.returns(), end)
     if spec.num_actions > MAX_ACTIONS:
         raise ValueError(
             f"The compiled engine stores moves as int16; {spec.name!r} has "
             f"{spec.num_actions} move ids (at most {MAX_ACTIONS})."
         )
+
+
+def no_moves(state: State, field: str) -> ValueError:
+    """The error of a position that is not over, where the kernel's ``field``
+    (``legal_moves`` or ``candidate_moves``) lists no move."""
+    return ValueError(
+        f"{state.spec.name}: Kernel.{field} lists no move, but the game goes on "
+        f"(is_terminal() is false).\n{state}"
+    )
 
 
 def check_importable(state: State) -> None:

@@ -132,6 +132,24 @@ def is_player(value: object, players: int) -> bool:
     return not isinstance(value, bool) and isinstance(value, Integral) and 0 <= int(value) < players
 
 
+def checked_current_player(state: Any) -> int:
+    """``state.current_player``; ValueError unless it is a player index of its game.
+
+    Both engines and :func:`~mctslab.games.check_game` ask it of a position:
+    the engines index arrays of one entry per player with it (the compiled
+    loop unchecked, reading past their ends).
+    """
+    spec = state.spec
+    player = state.current_player
+    if not is_player(player, spec.num_players):
+        method = " (a property or an attribute, not a method)" if callable(player) else ""
+        raise ValueError(
+            f"The current_player of {spec.name!r} must be an int in [0, {spec.num_players})"
+            f"{method}; got {player!r}."  # no position: its text may look this index up
+        )
+    return int(player)
+
+
 def breaks_zero_sum(values: Sequence[float], spec: Any) -> bool:
     """Whether ``values`` do not sum to 0 though ``spec`` says the game is zero-sum.
 

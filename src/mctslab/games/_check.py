@@ -19,7 +19,7 @@ from mctslab.games._base import (
     breaks_zero_sum,
     check_kernel,
     check_move_sequence,
-    is_player,
+    checked_current_player,
     list_moves,
 )
 
@@ -141,9 +141,10 @@ def _check_position(state: GameState, rng: random.Random) -> None:
         raise ConformanceError(f"{spec.name}: no legal moves in a non-terminal position\n{state}")
     if len(set(moves)) != len(moves):
         raise ConformanceError(f"{spec.name}: a move is listed twice in {moves}\n{state}")
-    player = state.current_player
-    if not is_player(player, spec.num_players):
-        raise ConformanceError(f"{spec.name}: current player {player!r} out of range")
+    try:
+        player = checked_current_player(state)
+    except ValueError as error:
+        raise ConformanceError(str(error)) from None
     clone = state.clone()
     if clone is state:
         raise ConformanceError(f"{spec.name}: clone() returned the state itself")
