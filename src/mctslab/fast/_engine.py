@@ -80,7 +80,9 @@ class FastMCTS:
       (:class:`mctslab.core.MCTS`); both return the same :class:`SearchResult`.
     - ``workers``: independent trees searched in separate processes and
       merged at the root (root parallelisation); the processes start with the
-      first search and live until :meth:`close` (or the ``with`` block ends).
+      first search and live until :meth:`close` (or the ``with`` block ends),
+      or until a search with them fails: their trees go with them, and the
+      next search starts new ones.
       An iteration budget is split among them, so a seed and a worker count
       give the same result every run.
     - ``progress_interval``: seconds between calls of a search's ``progress``.
@@ -173,7 +175,7 @@ class FastMCTS:
         :func:`build_tree_view`): each position once, however many move orders reach it.
         """
         tree, root_state = self._tree, self._root_state
-        if self._pool is not None:
+        if self.workers > 1:
             raise ValueError("The tree lives in the worker processes; draw it with workers=1.")
         if tree is None or root_state is None or state != root_state:
             raise no_tree(self.config)
@@ -198,8 +200,9 @@ class FastMCTS:
 
     def advance(self, move: int) -> None:
         """Re-root the kept tree at ``move`` (keeping its subtree); no-op without a kept tree."""
-        if self._pool is not None:
-            self._pool.advance(move)
+        pool = self._live_pool()
+        if pool is not None:
+            pool.advance(move)
             return
         tree, root_state = self._tree, self._root_state
         if tree is None or root_state is None:
@@ -216,8 +219,9 @@ class FastMCTS:
     def reset(self) -> None:
         """Forget the kept tree (and each worker's); the random stream goes on."""
         self._drop_tree()
-        if self._pool is not None:
-            self._pool.reset()
+        pool = self._live_pool()
+        if pool is not None:
+            pool.reset()
 
     def _drop_tree(self) -> None:
         self._tree = self._root_state = None
@@ -253,10 +257,20 @@ class FastMCTS:
 
     def _workers(self) -> WorkerPool:
         """The worker pool, started (after compiling, so that workers load the code) if need be."""
-        if self._pool is None or not self._pool.alive:
+        pool = self._live_pool()
+        if pool is None:
             warm_up()
-            self._pool = WorkerPool(self.config, self.workers, self.progress_interval)
-        return self._pool
+            pool = self._pool = WorkerPool(self.config, self.workers, self.progress_interval)
+        return pool
+
+    def _live_pool(self) -> WorkerPool | None:
+        """The worker pool while its processes run, else None.
+
+        Any failure of a search with workers closes the pool, and the trees go
+        with the processes: the engine then holds no tree, as without a pool,
+        and its next search starts a new pool.
+        """
+        return self._pool if self._pool is not None and self._pool.alive else None
 
     def close(self) -> None:
         """Let the tree go and stop the worker processes, if any (a later search starts anew)."""
