@@ -55,10 +55,15 @@ Optional game knowledge, used by the search options of
 - ``candidate_moves(state, out) -> count`` (:data:`LEGAL_MOVES_SIG`): the
   legal moves worth searching, as ``legal_moves`` lists them: some of the
   legal moves, each once, never none while the game goes on.
-- more ``playouts`` by name (``"decisive"``, with the rollout's signature),
-  ``preferred_playout`` (the playout a search plays unless told:
-  ``"decisive"`` by default, the rollout when there is none) and
-  ``prefers_rave`` (GRAVE on unless told: off by default).
+- ``playouts``: more playouts, each with the rollout's signature, under
+  the names a search knows (``SearchConfig.playout``): ``"decisive"`` (a
+  move that wins at once, else one that stops the opponent's) and
+  ``"threats"`` (Gomoku's: decisive play that also makes and answers
+  threats); the rollout is ``"random"``. ``preferred_playout``: the one a
+  search plays unless told, ``"random"``, ``"decisive"`` (the default) or
+  ``"threats"``; a search asked for one the kernel lacks plays the next
+  one down, the rollout at the last. :func:`check_kernel` refuses other
+  names. ``prefers_rave``: GRAVE on unless told (off by default).
 
 Put the functions in a :class:`Kernel` and the kernel on a
 :class:`State` subclass, which adds no attributes (``__slots__ = ()``: the

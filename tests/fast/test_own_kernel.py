@@ -143,6 +143,35 @@ def test_a_kernel_function_that_does_not_compile_for_its_signature_is_refused() 
         check_kernel(NimState.kernel._replace(apply=float_arrays_apply))
 
 
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        # Before: "tuple.index(x): x not in tuple" from the search, and check_game passed.
+        (
+            {"preferred_playout": "smart", "playouts": {"decisive": nim_kernel.rollout}},
+            r"The 'preferred_playout' parameter of Kernel must be one of 'random', "
+            r"'decisive', 'threats'\. Got 'smart' instead\.",
+        ),
+        # Before, never played, without a word.
+        (
+            {"playouts": {"smart": nim_kernel.rollout}},
+            r"The 'playouts' parameter of Kernel must be None or a mapping from 'decisive' or "
+            r"'threats' to a playout \(the rollout is the 'random' one\)\. Got 'smart' instead\.",
+        ),
+    ],
+)
+def test_a_playout_name_that_a_search_does_not_know_is_refused(
+    changes: dict[str, Any], message: str
+) -> None:
+    state = with_kernel(NimState.kernel._replace(**changes))
+    with pytest.raises(ValueError, match=message):
+        check_kernel(state.kernel)
+    with pytest.raises(ValueError, match=message):
+        FastMCTS().search(state, Budget(iterations=100))
+    with pytest.raises(ConformanceError, match=message):
+        check_game(lambda: state.clone())
+
+
 def test_a_lazily_compiled_kernel_function_is_compiled_for_its_signature() -> None:
     state = with_kernel(NimState.kernel._replace(current_player=lazy_current_player))
     result = FastMCTS(SearchConfig(seed=0)).search(state, Budget(iterations=200))

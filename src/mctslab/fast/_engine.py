@@ -21,7 +21,7 @@ import numpy as np
 
 from mctslab._jit import new_rng
 from mctslab._validation import check_float, check_instance, check_int, physical_mib
-from mctslab.core.config import SETTLED_AFTER, Budget, Playout, SearchConfig
+from mctslab.core.config import SETTLED_AFTER, Budget, SearchConfig
 from mctslab.core.engine import Progress, StopEvent, search_budget
 from mctslab.core.result import SearchResult
 from mctslab.core.search import check_returns, not_legal_at_root, return_scale
@@ -47,6 +47,7 @@ from mctslab.fast._rave import AmafTables, split, table_bytes
 from mctslab.fast._stats import RootStats, build_result
 from mctslab.fast._tree import MAX_ACTIONS, Tree, bytes_per_node
 from mctslab.games._base import (
+    PLAYOUTS,
     Kernel,
     State,
     check_kernel,
@@ -65,8 +66,6 @@ DEFAULT_TREE_MB = 1024.0
 _MIB = 2**20
 _NO_LIMIT = int(np.iinfo(np.int64).max)
 _POLICIES = {"uct": UCT, "coinflip": COINFLIP}
-#: Playouts from the simplest up: a game without one plays the next one down.
-PLAYOUTS: tuple[Playout, ...] = ("random", "decisive", "threats")
 _DEFAULT_CONFIG = SearchConfig()
 
 #: ``report(tree, simulations)``: called between chunks, at most every progress interval.

@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any, ClassVar, NamedTuple, Self
+from typing import Any, ClassVar, Literal, NamedTuple, Self, get_args
 
 import numpy as np
 from numba.core.dispatcher import Dispatcher
@@ -28,7 +28,7 @@ from mctslab._jit import (
     first_outside,
     new_rng,
 )
-from mctslab._validation import check_instance, check_int, invalid
+from mctslab._validation import check_choice, check_instance, check_int, invalid
 
 
 class IllegalMoveError(ValueError):
@@ -209,6 +209,13 @@ def _array_kind(data: object) -> str:
     return f"a {data.ndim}-dimensional {order} {access}array of {data.dtype}"
 
 
+#: The playouts a search knows by name (``SearchConfig.playout``), from the simplest up: a
+#: kernel's ``rollout`` is the random one and its ``playouts`` hold those of the others it
+#: has; a search asked for one that a kernel lacks plays the next one down.
+Playout = Literal["random", "decisive", "threats"]
+PLAYOUTS: tuple[Playout, ...] = get_args(Playout)
+
+
 class Kernel(NamedTuple):
     """A game's compiled rules; every function has its signature in :mod:`mctslab.kernel`.
 
@@ -228,7 +235,8 @@ class Kernel(NamedTuple):
     #: force, or -1: it ends the game won, or after every reply a move that wins at once or
     #: that it gives again wins so in turn (see :mod:`mctslab.kernel`; the solver trusts it).
     winning_move: Any = None
-    #: Other playouts by name (``"decisive"``, ``"threats"``), each with the rollout signature.
+    #: Other playouts by name (``"decisive"``, ``"threats"``: see :data:`PLAYOUTS`), each
+    #: with the rollout signature.
     playouts: Mapping[str, Any] | None = None
     #: ``candidate_moves(state, out) -> count``: the legal moves worth searching (some of
     #: them, each once, never none while the game goes on, winning_move's move among them),
@@ -237,7 +245,8 @@ class Kernel(NamedTuple):
     #: Whether GRAVE (``SearchConfig.rave``) is on when the settings leave it to the
     #: game: where the arena measured it stronger (see benchmarks/STRENGTH.md).
     prefers_rave: bool = False
-    #: The playout (``SearchConfig.playout``) when the settings leave it to the game.
+    #: The playout (``SearchConfig.playout``) when the settings leave it to the game: one of
+    #: :data:`PLAYOUTS`.
     preferred_playout: str = "decisive"
 
     def playout_fields(self) -> list[tuple[str, Any]]:
@@ -262,15 +271,29 @@ _SIGNATURES = {
 
 
 def check_kernel(kernel: Kernel) -> None:
-    """Raise TypeError unless every function of ``kernel`` is numba-compiled for its signature.
+    """Raise TypeError unless every function of ``kernel`` is numba-compiled for its signature,
+    and ValueError for a playout name a search does not know (see :data:`PLAYOUTS`).
 
     The compiled engine passes them to its loop as first-class functions, which
     numba accepts only with the exact signature; anything else fails deep in
     numba with a message listing the loop's forty-odd argument types. A function
     compiled lazily (``@njit`` with no signature) is compiled here for its own
-    (its result cast to the signature's type, as numba casts).
+    (its result cast to the signature's type, as numba casts). A playout of
+    another name would never be played, and a preferred one the search could
+    not place among the others.
     """
     check_instance(kernel, "kernel", "check_kernel", Kernel, "a Kernel")
+    check_choice(kernel.preferred_playout, "preferred_playout", "Kernel", PLAYOUTS)
+    besides_rollout = PLAYOUTS[1:]  # the rollout is the random one
+    for name in kernel.playouts or {}:
+        if name not in besides_rollout:
+            raise invalid(
+                "playouts",
+                "Kernel",
+                f"None or a mapping from {' or '.join(map(repr, besides_rollout))} to a "
+                f"playout (the rollout is the {PLAYOUTS[0]!r} one)",
+                name,
+            )
     others = [name for name in _SIGNATURES if name != "rollout"]  # the playouts come below
     fields = [(f"Kernel.{name}", getattr(kernel, name), name) for name in others]
     fields += [(f"Kernel.{field}", f, "rollout") for field, f in kernel.playout_fields()]

@@ -80,7 +80,7 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
         if game == 0 and isinstance(state, State):
             try:
                 check_kernel(state.kernel)
-            except TypeError as error:
+            except (TypeError, ValueError) as error:
                 raise ConformanceError(f"{spec.name}: {error}") from None
         limit = getattr(spec, "max_game_length", None)
         length = 0
