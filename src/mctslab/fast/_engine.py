@@ -86,8 +86,8 @@ class FastMCTS:
       give the same result every run.
     - ``progress_interval``: seconds between calls of a search's ``progress``.
 
-    Budgets: ``memory_mb`` sizes the tree's arrays (MiB; never exceeded, the
-    search stops when a new node does not fit; a node takes
+    Budgets: ``memory_mb`` sizes a tree's arrays (MiB; a tree never takes
+    more, the search stops when a new node does not fit; a node takes
     :func:`~mctslab.fast.bytes_per_node` bytes, more with transpositions,
     UCB1-Tuned and RAVE, whose AMAF tables also take a quarter of the
     budget); ``max_nodes`` stops the search at that many nodes. Without
@@ -97,7 +97,10 @@ class FastMCTS:
     node and memory limits. Between searches the engine keeps one tree (with
     ``reuse_tree``). A search from a kept tree's child (after :meth:`advance`)
     first copies that subtree into a tree of its own: during the copy the
-    two trees exist, not their AMAF tables; then only the copy. With
+    two trees exist, not their AMAF tables, so they take up to twice
+    ``memory_mb`` (Connect Four with 64 MiB, the tree filled: a peak of 97
+    MiB resident after :meth:`advance`, of 52 in a fresh search); then only
+    the copy. With
     the solver a search also ends once the root's value is proven
     (``stopped_by="proven"``). Any search ends before a node's visits pass
     what its value sum can count (``stopped_by="visits"``; see
