@@ -25,10 +25,15 @@ signature below (``cache=True`` keeps them between runs):
   unchecked.
 - ``is_terminal(state) -> bool`` (:data:`IS_TERMINAL_SIG`).
 - ``returns(state, out)`` (:data:`RETURNS_SIG`): writes one return per player
-  into ``out`` (once the game is over), within the spec's
+  into ``out`` (once the game is over), every one, a draw's too: ``out`` may
+  hold anything before (``State.returns()`` refuses a kernel that leaves one
+  unwritten). Each within the spec's
   ``[min_return, max_return]`` and on its grid of ``return_steps`` (2, the
   default, allows a win, a draw and a loss; a score margin needs more).
-- ``current_player(state) -> player`` (:data:`CURRENT_PLAYER_SIG`).
+- ``current_player(state) -> player`` (:data:`CURRENT_PLAYER_SIG`): the
+  player to move, from 0 to ``spec.num_players - 1``. A search checks it
+  in every position of one random game before it starts, and refuses
+  another number (the loop would read past its arrays with it).
 - ``rollout(state, rng, played) -> count`` (:data:`ROLLOUT_SIG`): plays
   uniformly random legal moves to the end, in place, drawing from ``rng``
   with :func:`randint` or :func:`uniform`, and writes each move it plays
@@ -50,10 +55,15 @@ Optional game knowledge, used by the search options of
 - ``candidate_moves(state, out) -> count`` (:data:`LEGAL_MOVES_SIG`): the
   legal moves worth searching, as ``legal_moves`` lists them: some of the
   legal moves, each once, never none while the game goes on.
-- more ``playouts`` by name (``"decisive"``, with the rollout's signature),
-  ``preferred_playout`` (the playout a search plays unless told:
-  ``"decisive"`` by default, the rollout when there is none) and
-  ``prefers_rave`` (GRAVE on unless told: off by default).
+- ``playouts``: more playouts, each with the rollout's signature, under
+  the names a search knows (``SearchConfig.playout``): ``"decisive"`` (a
+  move that wins at once, else one that stops the opponent's) and
+  ``"threats"`` (Gomoku's: decisive play that also makes and answers
+  threats); the rollout is ``"random"``. ``preferred_playout``: the one a
+  search plays unless told, ``"random"``, ``"decisive"`` (the default) or
+  ``"threats"``; a search asked for one the kernel lacks plays the next
+  one down, the rollout at the last. :func:`check_kernel` refuses other
+  names. ``prefers_rave``: GRAVE on unless told (off by default).
 
 Put the functions in a :class:`Kernel` and the kernel on a
 :class:`State` subclass, which adds no attributes (``__slots__ = ()``: the

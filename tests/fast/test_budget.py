@@ -34,6 +34,18 @@ def test_max_nodes() -> None:
     assert (result.stopped_by, result.nodes) == ("nodes", 400)
 
 
+@pytest.mark.parametrize("max_nodes", [50, 137])
+def test_max_nodes_is_exact_with_transpositions(max_nodes: int) -> None:
+    # Countdown reaches its positions by many move orders. Before, an iteration whose new
+    # child was a transposition (an alias, counted as a node) went on from the node it
+    # stands for and expanded one there too: 51 nodes for 50, 138 and 139 for 137.
+    for seed in range(3):
+        result = FastMCTS(SearchConfig(seed=seed)).search(
+            make("countdown", start=40), Budget(max_nodes=max_nodes, iterations=200_000)
+        )
+        assert (result.stopped_by, result.nodes) == ("nodes", max_nodes), seed
+
+
 def test_memory_sizes_the_arrays_and_stops_the_search_when_full() -> None:
     mcts = engine()
     result = mcts.search(position(""), Budget(memory_mb=0.02))

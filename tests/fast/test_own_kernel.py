@@ -20,14 +20,17 @@ import numpy as np
 import pytest
 from numba import njit
 
-from mctslab import Budget, SearchConfig
+from mctslab import Budget, SearchConfig, make
 from mctslab.arena import play_games
 from mctslab.core import MCTS
 from mctslab.fast import FastMCTS
 from mctslab.games import ConformanceError, check_game
 from mctslab.games._base import list_moves
+from mctslab.games._header import STATUS
+from mctslab.games.tictactoe import TicTacToeState
 from mctslab.kernel import (
     APPLY_SIG,
+    CURRENT_PLAYER_SIG,
     LEGAL_MOVES_SIG,
     RETURNS_SIG,
     ROLLOUT_SIG,
@@ -138,6 +141,35 @@ def test_a_kernel_of_python_functions_is_refused_by_name() -> None:
 def test_a_kernel_function_that_does_not_compile_for_its_signature_is_refused() -> None:
     with pytest.raises(TypeError, match=r"Kernel\.apply does not compile as @njit\(APPLY_SIG\)"):
         check_kernel(NimState.kernel._replace(apply=float_arrays_apply))
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        # Before: "tuple.index(x): x not in tuple" from the search, and check_game passed.
+        (
+            {"preferred_playout": "smart", "playouts": {"decisive": nim_kernel.rollout}},
+            r"The 'preferred_playout' parameter of Kernel must be one of 'random', "
+            r"'decisive', 'threats'\. Got 'smart' instead\.",
+        ),
+        # Before, never played, without a word.
+        (
+            {"playouts": {"smart": nim_kernel.rollout}},
+            r"The 'playouts' parameter of Kernel must be None or a mapping from 'decisive' or "
+            r"'threats' to a playout \(the rollout is the 'random' one\)\. Got 'smart' instead\.",
+        ),
+    ],
+)
+def test_a_playout_name_that_a_search_does_not_know_is_refused(
+    changes: dict[str, Any], message: str
+) -> None:
+    state = with_kernel(NimState.kernel._replace(**changes))
+    with pytest.raises(ValueError, match=message):
+        check_kernel(state.kernel)
+    with pytest.raises(ValueError, match=message):
+        FastMCTS().search(state, Budget(iterations=100))
+    with pytest.raises(ConformanceError, match=message):
+        check_game(lambda: state.clone())
 
 
 def test_a_lazily_compiled_kernel_function_is_compiled_for_its_signature() -> None:
@@ -268,6 +300,54 @@ def test_a_spec_with_too_few_move_ids_is_refused_before_the_search_writes_past_i
         FastMCTS(SearchConfig(seed=1)).search(state, Budget(iterations=5000))
     with pytest.raises(ConformanceError, match=message):
         check_game(lambda: state.clone())
+
+
+# -- returns ---------------------------------------------------------------------------
+
+
+@njit(RETURNS_SIG, cache=True)
+def returns_of_wins_only(state, out):  # type: ignore[no-untyped-def]
+    """Tic-tac-toe's returns, but a draw's left unwritten, as if ``out`` came zeroed."""
+    if state[STATUS] == 0 or state[STATUS] == 1:
+        out[state[STATUS]] = 1.0
+        out[1 - state[STATUS]] = -1.0
+
+
+class DrawUnwritten(TicTacToeState):
+    kernel = TicTacToeState.kernel._replace(returns=returns_of_wins_only)
+    __slots__ = ()
+
+
+def draw_unwritten(*moves: str) -> DrawUnwritten:
+    """Tic-tac-toe after ``moves`` on the kernel that leaves a draw's returns unwritten."""
+    start = make("tictactoe")
+    for move in moves:
+        start.play(move)
+    return DrawUnwritten(start.spec, start.data.copy())
+
+
+def test_returns_left_unwritten_are_named_by_check_game_and_before_a_search() -> None:
+    # Before, State.returns handed the kernel zeros: check_game and the search's check of
+    # a game played to its end read a draw, and passed the kernel.
+    unwritten = r"tictactoe: Kernel\.returns left out\[0\] \(X\), out\[1\] \(O\) unwritten"
+    with pytest.raises(ConformanceError, match=unwritten):
+        check_game(draw_unwritten)
+    drawn = draw_unwritten("a3", "b3", "c3", "b2", "a2", "c2", "b1", "a1")  # c1 draws
+    with pytest.raises(ValueError, match=unwritten):
+        FastMCTS().search(drawn, Budget(iterations=100))
+
+
+@pytest.mark.parametrize("config", [SearchConfig(seed=3), SearchConfig.plain(seed=3)])
+def test_the_search_reads_no_earlier_games_returns_where_a_draw_is_left_unwritten(
+    config: SearchConfig,
+) -> None:
+    # Before, the loop handed the kernel the array its last game's returns were in, so a
+    # draw counted as that game's result: by default the search proved the empty board
+    # won (value 1.0), and plain UCT rated it 0.86 for 0.71. (Its check of one game
+    # before the search meets a win here.)
+    budget = Budget(iterations=30_000)
+    fair = FastMCTS(config).search(make("tictactoe"), budget)
+    assert FastMCTS(config).search(draw_unwritten(), budget).moves == fair.moves
 
 
 # -- game knowledge: winning_move and candidate_moves ---------------------------------
@@ -403,6 +483,30 @@ def test_the_search_refuses_a_first_position_without_candidate_moves() -> None:
     # Before: an IndexError in the search's statistics.
     with pytest.raises(ValueError, match=r"nim: Kernel\.candidate_moves lists no move, but the"):
         FastMCTS().search(position(NoCandidates, 1, 3), Budget(iterations=100))
+
+
+# -- the player to move ------------------------------------------------------------------
+
+
+@njit(CURRENT_PLAYER_SIG, cache=True)
+def one_based_player(state):  # type: ignore[no-untyped-def]
+    return state[TO_MOVE] + 1
+
+
+OneBasedPlayers = nim_on("OneBasedPlayers", current_player=one_based_player)
+
+
+@pytest.mark.parametrize("config", [SearchConfig(seed=1), SearchConfig.plain(seed=1)])
+def test_a_player_to_move_out_of_range_is_refused_before_the_search(config: SearchConfig) -> None:
+    # Players 1 and 2 of two: the first position's 1 is in range, the next one's 2 is not.
+    # Before, the default options stopped saying that the turn did not pass to the next
+    # player, and plain UCT read past its arrays and chose by what it found there.
+    state = position(OneBasedPlayers, 3, 4, 5)
+    message = r"The current_player of 'nim' must be an int in \[0, 2\); got 2\.$"
+    with pytest.raises(ValueError, match=message):
+        FastMCTS(config).search(state, Budget(iterations=20_000))
+    with pytest.raises(ConformanceError, match=message):  # in the generic engine's words too
+        check_game(lambda: state.clone())
 
 
 # -- a game where a player may move twice in a row --------------------------------

@@ -145,13 +145,21 @@ def test_errors_come_back_and_the_pool_keeps_working(pool: FastMCTS) -> None:
     assert pool.search(state, Budget(iterations=100)).simulations == 100
 
 
-def test_a_failing_progress_callback_closes_the_pool(pool: FastMCTS) -> None:
+def test_a_failing_progress_callback_closes_the_pool_and_the_engine_goes_on(
+    pool: FastMCTS,
+) -> None:
     def progress(interim: SearchResult) -> None:
         raise RuntimeError("callback failed")
 
     with pytest.raises(RuntimeError, match="callback failed"):
         pool.search(position(""), Budget(seconds=60.0), progress=progress)
     assert pool._pool is not None and not pool._pool.alive
+    # The trees went with the workers, as without any (before: OSError, handle is closed,
+    # which a player's start or observe, the web board's undo and NBoard's reset raised).
+    pool.advance(4)
+    pool.reset()
+    with pytest.raises(ValueError, match="The tree lives in the worker processes"):
+        pool.tree_view(position(""))
     # The next search starts new workers.
     assert pool.search(position(""), Budget(iterations=100)).simulations == 100
 

@@ -94,8 +94,9 @@ MemoryMB = Annotated[
     float | None,
     typer.Option(
         "--memory-mb",
-        help="Most memory the search tree takes, in MiB (at least 1 for each worker): the "
-        "search stops when it is full (a cap on top of the time or simulations).",
+        help="Most memory a search tree takes, in MiB (at least 1 for each worker): the "
+        "search stops when it is full (a cap on top of the time or simulations). A search "
+        "that keeps the last move's tree holds both while it copies it: up to twice that.",
         callback=_memory_mb,
     ),
 ]

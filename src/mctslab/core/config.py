@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from mctslab._validation import check_choice, check_float, check_instance, check_int
+from mctslab.games._base import PLAYOUTS, Playout
 
 TreePolicy = Literal["uct", "coinflip"]
 FinalMove = Literal["visits", "value"]
-Playout = Literal["random", "decisive", "threats"]
 Bandit = Literal["ucb1", "ucb1-tuned"]
 
 
@@ -188,7 +188,7 @@ class SearchConfig:
         if self.rave is not None:
             check_instance(self.rave, "rave", owner, bool, "a bool or None")
         if self.playout is not None:
-            check_choice(self.playout, "playout", owner, ("random", "decisive", "threats"))
+            check_choice(self.playout, "playout", owner, PLAYOUTS)
         if self.fpu is not None:
             _keep(self, "fpu", check_float(self.fpu, "fpu", owner, low=0.0, low_inclusive=True))
         check_choice(self.bandit, "bandit", owner, ("ucb1", "ucb1-tuned"))

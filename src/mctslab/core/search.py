@@ -40,7 +40,7 @@ from mctslab.games._base import (
     breaks_zero_sum,
     check_move_sequence,
     check_return_range,
-    is_player,
+    checked_current_player,
     legal_summary,
 )
 
@@ -85,12 +85,7 @@ def check_search_protocol(state: GameState) -> None:
     check_return_range(spec)
     if state.is_terminal():
         return
-    player = state.current_player
-    if not is_player(player, int(players)):
-        raise ValueError(
-            f"The current_player of {spec.name!r} must be an int in [0, {players}) (a property "
-            f"or an attribute, not a method); got {player!r}."
-        )
+    checked_current_player(state)
     if state.clone() is state:
         raise ValueError(
             f"The clone() of {spec.name!r} returned the state itself; it must return a new, "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import random
 import sys
 from collections.abc import Callable
 from time import perf_counter
@@ -20,7 +21,7 @@ import numpy as np
 
 from mctslab._jit import new_rng
 from mctslab._validation import check_float, check_instance, check_int, physical_mib
-from mctslab.core.config import SETTLED_AFTER, Budget, Playout, SearchConfig
+from mctslab.core.config import SETTLED_AFTER, Budget, SearchConfig
 from mctslab.core.engine import Progress, StopEvent, search_budget
 from mctslab.core.result import SearchResult
 from mctslab.core.search import check_returns, not_legal_at_root, return_scale
@@ -45,7 +46,14 @@ from mctslab.fast._pool import WorkerPool, split_budget
 from mctslab.fast._rave import AmafTables, split, table_bytes
 from mctslab.fast._stats import RootStats, build_result
 from mctslab.fast._tree import MAX_ACTIONS, Tree, bytes_per_node
-from mctslab.games._base import Kernel, State, check_kernel, list_moves
+from mctslab.games._base import (
+    PLAYOUTS,
+    Kernel,
+    State,
+    check_kernel,
+    checked_current_player,
+    list_moves,
+)
 
 #: Target wall time of one call of the compiled loop.
 CHUNK_SECONDS = 0.05
@@ -58,8 +66,6 @@ DEFAULT_TREE_MB = 1024.0
 _MIB = 2**20
 _NO_LIMIT = int(np.iinfo(np.int64).max)
 _POLICIES = {"uct": UCT, "coinflip": COINFLIP}
-#: Playouts from the simplest up: a game without one plays the next one down.
-PLAYOUTS: tuple[Playout, ...] = ("random", "decisive", "threats")
 _DEFAULT_CONFIG = SearchConfig()
 
 #: ``report(tree, simulations)``: called between chunks, at most every progress interval.
@@ -73,13 +79,15 @@ class FastMCTS:
       (:class:`mctslab.core.MCTS`); both return the same :class:`SearchResult`.
     - ``workers``: independent trees searched in separate processes and
       merged at the root (root parallelisation); the processes start with the
-      first search and live until :meth:`close` (or the ``with`` block ends).
+      first search and live until :meth:`close` (or the ``with`` block ends),
+      or until a search with them fails: their trees go with them, and the
+      next search starts new ones.
       An iteration budget is split among them, so a seed and a worker count
       give the same result every run.
     - ``progress_interval``: seconds between calls of a search's ``progress``.
 
-    Budgets: ``memory_mb`` sizes the tree's arrays (MiB; never exceeded, the
-    search stops when a new node does not fit; a node takes
+    Budgets: ``memory_mb`` sizes a tree's arrays (MiB; a tree never takes
+    more, the search stops when a new node does not fit; a node takes
     :func:`~mctslab.fast.bytes_per_node` bytes, more with transpositions,
     UCB1-Tuned and RAVE, whose AMAF tables also take a quarter of the
     budget); ``max_nodes`` stops the search at that many nodes. Without
@@ -89,7 +97,10 @@ class FastMCTS:
     node and memory limits. Between searches the engine keeps one tree (with
     ``reuse_tree``). A search from a kept tree's child (after :meth:`advance`)
     first copies that subtree into a tree of its own: during the copy the
-    two trees exist, not their AMAF tables; then only the copy. With
+    two trees exist, not their AMAF tables, so they take up to twice
+    ``memory_mb`` (Connect Four with 64 MiB, the tree filled: a peak of 97
+    MiB resident after :meth:`advance`, of 52 in a fresh search); then only
+    the copy. With
     the solver a search also ends once the root's value is proven
     (``stopped_by="proven"``). Any search ends before a node's visits pass
     what its value sum can count (``stopped_by="visits"``; see
@@ -166,7 +177,7 @@ class FastMCTS:
         :func:`build_tree_view`): each position once, however many move orders reach it.
         """
         tree, root_state = self._tree, self._root_state
-        if self._pool is not None:
+        if self.workers > 1:
             raise ValueError("The tree lives in the worker processes; draw it with workers=1.")
         if tree is None or root_state is None or state != root_state:
             raise no_tree(self.config)
@@ -191,8 +202,9 @@ class FastMCTS:
 
     def advance(self, move: int) -> None:
         """Re-root the kept tree at ``move`` (keeping its subtree); no-op without a kept tree."""
-        if self._pool is not None:
-            self._pool.advance(move)
+        pool = self._live_pool()
+        if pool is not None:
+            pool.advance(move)
             return
         tree, root_state = self._tree, self._root_state
         if tree is None or root_state is None:
@@ -209,8 +221,9 @@ class FastMCTS:
     def reset(self) -> None:
         """Forget the kept tree (and each worker's); the random stream goes on."""
         self._drop_tree()
-        if self._pool is not None:
-            self._pool.reset()
+        pool = self._live_pool()
+        if pool is not None:
+            pool.reset()
 
     def _drop_tree(self) -> None:
         self._tree = self._root_state = None
@@ -246,10 +259,20 @@ class FastMCTS:
 
     def _workers(self) -> WorkerPool:
         """The worker pool, started (after compiling, so that workers load the code) if need be."""
-        if self._pool is None or not self._pool.alive:
+        pool = self._live_pool()
+        if pool is None:
             warm_up()
-            self._pool = WorkerPool(self.config, self.workers, self.progress_interval)
-        return self._pool
+            pool = self._pool = WorkerPool(self.config, self.workers, self.progress_interval)
+        return pool
+
+    def _live_pool(self) -> WorkerPool | None:
+        """The worker pool while its processes run, else None.
+
+        Any failure of a search with workers closes the pool, and the trees go
+        with the processes: the engine then holds no tree, as without a pool,
+        and its next search starts a new pool.
+        """
+        return self._pool if self._pool is not None and self._pool.alive else None
 
     def close(self) -> None:
         """Let the tree go and stop the worker processes, if any (a later search starts anew)."""
@@ -466,10 +489,7 @@ class FastMCTS:
         field = "legal_moves" if expand_moves is state.kernel.legal_moves else "candidate_moves"
         count = len(list_moves(expand_moves, state.data.copy(), state.spec, field))
         if count == 0:
-            raise ValueError(
-                f"{state.spec.name}: Kernel.{field} lists no move, but the game goes on "
-                f"(is_terminal() is false).\n{state}"
-            )
+            raise no_moves(state, field)
         return count
 
     def _solves(self, state: State) -> bool:
@@ -516,17 +536,35 @@ def check_searchable(state: State) -> None:
         raise ValueError(f"Cannot search a finished game (is_terminal() is true).\n{state}")
     spec = state.spec
     return_scale(spec)
-    # One game played to its end, its returns checked as the generic engine checks each
-    # (the loop checks only that they are on the spec's steps): a game declared zero-sum
-    # whose returns are each player's win rate is found here, not in wrong proofs.
+    # One game of random legal moves played to its end. The player to move is checked in
+    # each position, where the loop indexes its arrays of one entry per player with it
+    # unchecked (a 1-based count shows at the first move). The returns at the end are
+    # checked as the generic engine checks each (the loop checks only that they are on
+    # the spec's steps): a game declared zero-sum whose returns are each player's win
+    # rate is found here, not in wrong proofs.
     end = state.clone()
-    end.random_playout(seed=0)
+    choose = random.Random(0).choice
+    while not end.is_terminal():
+        checked_current_player(end)
+        moves = end.legal_moves()
+        if not moves:
+            raise no_moves(end, "legal_moves")
+        end.apply(choose(moves))
     check_returns(end.returns(), end)
     if spec.num_actions > MAX_ACTIONS:
         raise ValueError(
             f"The compiled engine stores moves as int16; {spec.name!r} has "
             f"{spec.num_actions} move ids (at most {MAX_ACTIONS})."
         )
+
+
+def no_moves(state: State, field: str) -> ValueError:
+    """The error of a position that is not over, where the kernel's ``field``
+    (``legal_moves`` or ``candidate_moves``) lists no move."""
+    return ValueError(
+        f"{state.spec.name}: Kernel.{field} lists no move, but the game goes on "
+        f"(is_terminal() is false).\n{state}"
+    )
 
 
 def check_importable(state: State) -> None:

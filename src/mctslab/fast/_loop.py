@@ -629,10 +629,11 @@ def _search(  # type: ignore[no-untyped-def]
     """Run up to ``iterations`` iterations from the root; returns how many ran.
 
     It returns early, with ``counters[REASON]`` saying why, when the tree
-    holds ``node_limit`` nodes, when a new child does not fit and
-    ``when_full`` is ``STOP_WHEN_FULL`` (that iteration is undone: the tree is
-    untouched and the generator rewound), when the transposition table must
-    grow, when the solver has proven the root, when ``exact`` and a reward
+    holds ``node_limit`` nodes (never more: an iteration that reaches it
+    through a transposition plays out from there), when a new child does
+    not fit and ``when_full`` is ``STOP_WHEN_FULL`` (that iteration is
+    undone: the tree is untouched and the generator rewound), when the
+    transposition table must grow, when the solver has proven the root, when ``exact`` and a reward
     is not a whole number of ``units`` (the value units of a reward of 1;
     otherwise rewards are rounded to them), or when the turn does not pass to
     the next player (a player moves twice in a row, or one is skipped) while
@@ -816,6 +817,10 @@ def _search(  # type: ignore[no-untyped-def]
                     path[depth] = child
                     node = child
                     continue
+            if counters[NODES] >= node_limit:
+                # The limit was reached in this iteration: an alias (a transposition) took
+                # the last node it allows, and the iteration went on from there. Play out.
+                break
             # Expansion: a uniformly random untried move (RAVE: the best by AMAF; the
             # root's forced win first).
             count = expand_moves(state, legal)
@@ -930,6 +935,11 @@ def _search(  # type: ignore[no-untyped-def]
             path[depth] = child
             if solver:
                 if is_terminal(state):
+                    # Zeroed before each returns(): a kernel that leaves one unwritten (a
+                    # draw's, say) would otherwise give the last game's again, and false
+                    # proofs. State.returns names such a kernel; a check here would cost
+                    # every simulation.
+                    rewards[:] = 0.0
                     returns(state, rewards)
                     mover = movers[depth]
                     if rewards[mover] > rewards[1 - mover]:
@@ -950,6 +960,7 @@ def _search(  # type: ignore[no-untyped-def]
             if rave:
                 leaf_player = current_player(state)
             recorded = rollout(state, rng, played)
+            rewards[:] = 0.0  # as before the solver's returns() above
             returns(state, rewards)
             for player in range(num_players):
                 gains[player] = (rewards[player] - min_return) * scale

@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any, ClassVar, NamedTuple, Self
+from typing import Any, ClassVar, Literal, NamedTuple, Self, get_args
 
 import numpy as np
 from numba.core.dispatcher import Dispatcher
@@ -28,7 +28,7 @@ from mctslab._jit import (
     first_outside,
     new_rng,
 )
-from mctslab._validation import check_instance, check_int, invalid
+from mctslab._validation import check_choice, check_instance, check_int, invalid
 
 
 class IllegalMoveError(ValueError):
@@ -132,6 +132,24 @@ def is_player(value: object, players: int) -> bool:
     return not isinstance(value, bool) and isinstance(value, Integral) and 0 <= int(value) < players
 
 
+def checked_current_player(state: Any) -> int:
+    """``state.current_player``; ValueError unless it is a player index of its game.
+
+    Both engines and :func:`~mctslab.games.check_game` ask it of a position:
+    the engines index arrays of one entry per player with it (the compiled
+    loop unchecked, reading past their ends).
+    """
+    spec = state.spec
+    player = state.current_player
+    if not is_player(player, spec.num_players):
+        method = " (a property or an attribute, not a method)" if callable(player) else ""
+        raise ValueError(
+            f"The current_player of {spec.name!r} must be an int in [0, {spec.num_players})"
+            f"{method}; got {player!r}."  # no position: its text may look this index up
+        )
+    return int(player)
+
+
 def breaks_zero_sum(values: Sequence[float], spec: Any) -> bool:
     """Whether ``values`` do not sum to 0 though ``spec`` says the game is zero-sum.
 
@@ -191,6 +209,13 @@ def _array_kind(data: object) -> str:
     return f"a {data.ndim}-dimensional {order} {access}array of {data.dtype}"
 
 
+#: The playouts a search knows by name (``SearchConfig.playout``), from the simplest up: a
+#: kernel's ``rollout`` is the random one and its ``playouts`` hold those of the others it
+#: has; a search asked for one that a kernel lacks plays the next one down.
+Playout = Literal["random", "decisive", "threats"]
+PLAYOUTS: tuple[Playout, ...] = get_args(Playout)
+
+
 class Kernel(NamedTuple):
     """A game's compiled rules; every function has its signature in :mod:`mctslab.kernel`.
 
@@ -210,7 +235,8 @@ class Kernel(NamedTuple):
     #: force, or -1: it ends the game won, or after every reply a move that wins at once or
     #: that it gives again wins so in turn (see :mod:`mctslab.kernel`; the solver trusts it).
     winning_move: Any = None
-    #: Other playouts by name (``"decisive"``, ``"threats"``), each with the rollout signature.
+    #: Other playouts by name (``"decisive"``, ``"threats"``: see :data:`PLAYOUTS`), each
+    #: with the rollout signature.
     playouts: Mapping[str, Any] | None = None
     #: ``candidate_moves(state, out) -> count``: the legal moves worth searching (some of
     #: them, each once, never none while the game goes on, winning_move's move among them),
@@ -219,7 +245,8 @@ class Kernel(NamedTuple):
     #: Whether GRAVE (``SearchConfig.rave``) is on when the settings leave it to the
     #: game: where the arena measured it stronger (see benchmarks/STRENGTH.md).
     prefers_rave: bool = False
-    #: The playout (``SearchConfig.playout``) when the settings leave it to the game.
+    #: The playout (``SearchConfig.playout``) when the settings leave it to the game: one of
+    #: :data:`PLAYOUTS`.
     preferred_playout: str = "decisive"
 
     def playout_fields(self) -> list[tuple[str, Any]]:
@@ -244,15 +271,29 @@ _SIGNATURES = {
 
 
 def check_kernel(kernel: Kernel) -> None:
-    """Raise TypeError unless every function of ``kernel`` is numba-compiled for its signature.
+    """Raise TypeError unless every function of ``kernel`` is numba-compiled for its signature,
+    and ValueError for a playout name a search does not know (see :data:`PLAYOUTS`).
 
     The compiled engine passes them to its loop as first-class functions, which
     numba accepts only with the exact signature; anything else fails deep in
     numba with a message listing the loop's forty-odd argument types. A function
     compiled lazily (``@njit`` with no signature) is compiled here for its own
-    (its result cast to the signature's type, as numba casts).
+    (its result cast to the signature's type, as numba casts). A playout of
+    another name would never be played, and a preferred one the search could
+    not place among the others.
     """
     check_instance(kernel, "kernel", "check_kernel", Kernel, "a Kernel")
+    check_choice(kernel.preferred_playout, "preferred_playout", "Kernel", PLAYOUTS)
+    besides_rollout = PLAYOUTS[1:]  # the rollout is the random one
+    for name in kernel.playouts or {}:
+        if name not in besides_rollout:
+            raise invalid(
+                "playouts",
+                "Kernel",
+                f"None or a mapping from {' or '.join(map(repr, besides_rollout))} to a "
+                f"playout (the rollout is the {PLAYOUTS[0]!r} one)",
+                name,
+            )
     others = [name for name in _SIGNATURES if name != "rollout"]  # the playouts come below
     fields = [(f"Kernel.{name}", getattr(kernel, name), name) for name in others]
     fields += [(f"Kernel.{field}", f, "rollout") for field, f in kernel.playout_fields()]
@@ -376,10 +417,26 @@ class State:
         return bool(self.kernel.is_terminal(self._data))
 
     def returns(self) -> tuple[float, ...]:
-        """One value per player; in ``[spec.min_return, spec.max_return]``."""
-        out = np.zeros(self.spec.num_players, dtype=np.float64)
+        """One value per player; in ``[spec.min_return, spec.max_return]``.
+
+        Raises ValueError when the kernel leaves a player's return unwritten
+        (a draw's, say): the array it writes into starts as NaN, so that such a
+        kernel is named here, by :func:`~mctslab.games.check_game` and before a
+        compiled search, rather than read as zeros.
+        """
+        out = np.full(self.spec.num_players, np.nan)
         self.kernel.returns(self._data, out)
-        return tuple(float(x) for x in out)
+        values = tuple(out.tolist())
+        # tolist() and map(): no slower than the unchecked conversion (the generic engine
+        # calls this once a simulation).
+        if any(map(math.isnan, values)):
+            unwritten = [player for player, value in enumerate(values) if math.isnan(value)]
+            names = ", ".join(f"out[{p}] ({self.spec.player_names[p]})" for p in unwritten)
+            raise ValueError(
+                f"{self.spec.name}: Kernel.returns left {names} unwritten: it must write every "
+                f"player's return, a draw's too (the array it is given may hold anything).\n{self}"
+            )
+        return values
 
     def outcome(self) -> Outcome | None:
         """How the game ended, or None while it goes on."""

@@ -19,7 +19,7 @@ from mctslab.games._base import (
     breaks_zero_sum,
     check_kernel,
     check_move_sequence,
-    is_player,
+    checked_current_player,
     list_moves,
 )
 
@@ -50,10 +50,11 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
 
     A bundled-style :class:`State` also: a kernel the compiled engine can
     take (:func:`~mctslab.games._base.check_kernel`); legal move ids in
-    ``range(num_actions)``; notation round-trips; an illegal move is refused; pickling round-trips;
-    returns in whole steps of the spec's ``return_steps`` (what the compiled
-    engine counts in); a consistent ``outcome()``; the compiled random playout
-    ends the game too. Its game knowledge, where it has some, in every live
+    ``range(num_actions)``; notation round-trips; an illegal move is refused;
+    pickling round-trips; returns, each written by the kernel (a draw's too),
+    in whole steps of the spec's ``return_steps`` (what the compiled engine
+    counts in); a consistent ``outcome()``; the compiled random playout ends
+    the game too. Its game knowledge, where it has some, in every live
     position: ``candidate_moves`` lists some of the legal moves, each once,
     and not none; a move ``winning_move`` gives is legal, one of the
     candidates, and wins by force as :mod:`mctslab.kernel` says: every line
@@ -79,7 +80,7 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
         if game == 0 and isinstance(state, State):
             try:
                 check_kernel(state.kernel)
-            except TypeError as error:
+            except (TypeError, ValueError) as error:
                 raise ConformanceError(f"{spec.name}: {error}") from None
         limit = getattr(spec, "max_game_length", None)
         length = 0
@@ -122,6 +123,17 @@ def _legal_moves(state: GameState) -> list[int]:
     return list(moves)
 
 
+def _returns(state: GameState) -> tuple[float, ...]:
+    """``state.returns()`` as a tuple; ConformanceError where a :class:`State` refuses its
+    kernel's (one left unwritten)."""
+    try:
+        return tuple(state.returns())
+    except ValueError as error:
+        if isinstance(state, State):
+            raise ConformanceError(str(error)) from None
+        raise
+
+
 def _check_position(state: GameState, rng: random.Random) -> None:
     spec = state.spec
     moves = _legal_moves(state)
@@ -129,9 +141,10 @@ def _check_position(state: GameState, rng: random.Random) -> None:
         raise ConformanceError(f"{spec.name}: no legal moves in a non-terminal position\n{state}")
     if len(set(moves)) != len(moves):
         raise ConformanceError(f"{spec.name}: a move is listed twice in {moves}\n{state}")
-    player = state.current_player
-    if not is_player(player, spec.num_players):
-        raise ConformanceError(f"{spec.name}: current player {player!r} out of range")
+    try:
+        player = checked_current_player(state)
+    except ValueError as error:
+        raise ConformanceError(str(error)) from None
     clone = state.clone()
     if clone is state:
         raise ConformanceError(f"{spec.name}: clone() returned the state itself")
@@ -275,7 +288,7 @@ def _unforced(position: State, mover: int, plies: int) -> tuple[list[str], str] 
 
 def _won(finished: State, player: int) -> bool:
     """Whether ``player`` won the finished game: a return above every other player's."""
-    values = finished.returns()
+    values = _returns(finished)
     return all(values[player] > value for i, value in enumerate(values) if i != player)
 
 
@@ -321,7 +334,7 @@ def _check_terminal(state: GameState) -> None:
     spec = state.spec
     if _legal_moves(state):
         raise ConformanceError(f"{spec.name}: legal moves in a terminal position\n{state}")
-    values = tuple(state.returns())
+    values = _returns(state)
     if len(values) != spec.num_players:
         raise ConformanceError(f"{spec.name}: returns {values} are not one per player")
     span = spec.max_return - spec.min_return

@@ -22,8 +22,9 @@ https://plastovicka.github.io/protocl2en.htm (the Piskvork manager's
 The brain plays freestyle Gomoku (five or more in a row wins) on boards from
 5x5 to 19x19; each move searches
 ``min(timeout_turn, time_left / moves-to-go)`` less a safety margin (see
-:func:`mctslab.protocols._serve.allot`), and ``max_memory`` less what the
-process itself needs bounds the tree.
+:func:`mctslab.protocols._serve.allot`), and half of ``max_memory`` less
+what the processes themselves need bounds the tree (the other half leaves
+room for the copy a search makes of the tree it keeps from the last move).
 """
 
 from __future__ import annotations
@@ -252,11 +253,16 @@ class GomocupBrain:
         if limit <= 0:
             self.thinker.memory_mb = None
             return
-        tree_mb = limit / 2**20 - PROCESS_MB * self.thinker.workers
+        # Half of what the processes leave: the brain keeps its tree from move to move, and
+        # the compiled engine's next search copies the subtree it keeps while the old tree
+        # still exists, so two trees of the budget can be held at once; max_memory is a
+        # limit the tournament enforces.
+        tree_mb = (limit / 2**20 - PROCESS_MB * self.thinker.workers) / 2
         if tree_mb < MIN_TREE_MB:
             self._held.append(
                 f"MESSAGE max_memory {limit / 2**20:.0f} MB leaves under {MIN_TREE_MB} MB for the "
-                f"search tree (the process needs about {PROCESS_MB} MB); using {MIN_TREE_MB} MB"
+                f"search tree (the process needs about {PROCESS_MB} MB, and half the rest is "
+                f"room to copy the last move's tree); using {MIN_TREE_MB} MB"
             )
         self.thinker.memory_mb = max(MIN_TREE_MB, tree_mb)
 
