@@ -337,15 +337,17 @@ def test_a_sweep_gains_values_in_its_default_record(
     [record] = tmp_path.glob("arena-tictactoe-*.jsonl")
     assert f"Resuming {record.name}: 4 games played before." in output
     assert len(read(record)[1]) == 6
-    # Values in another order are another match: refused at that name, as with --out.
-    code, output = arena(*args, "--sweep", "iterations=20,10,40")
-    assert code == 2 and "a sweep may gain values at the end of its list" in output
-    # Another swept option, or other players, is another match with a record of its own.
+    # Once extended, the record still answers to the longer sweep and to a longer one.
+    code, output = arena(*args, "--sweep", "iterations=10,20,40,80")
+    assert code == 0 and f"Resuming {record.name}: 6 games played before." in output
+    # Other values, another swept option or other players: a record of its own each.
+    # (After the first fix, a sweep of other values met the record and was refused.)
+    assert arena(*args, "--sweep", "iterations=20,10")[0] == 0
     assert arena(*args, "--sweep", "c=1,2")[0] == 0
     assert arena(*BASE[:5], "mcts:engine=python,iterations=5", *BASE[6:], "--games", "2",
                  "--sweep", "iterations=10,20")[0] == 0  # fmt: skip
-    assert len(list(tmp_path.glob("arena-tictactoe-*.jsonl"))) == 3
-    assert len(read(record)[1]) == 6
+    assert len(list(tmp_path.glob("arena-tictactoe-*.jsonl"))) == 4
+    assert len(read(record)[1]) == 8
 
 
 def test_process_pool_plays_the_same_games(tmp_path: Path) -> None:

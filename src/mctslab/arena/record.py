@@ -48,14 +48,23 @@ class RecordInUseError(ValueError):
 def default_path(game: str, identity: dict[str, Any], seed: int | None) -> Path:
     """``arena-<game>-<digest>.jsonl``: the same command finds its own record again.
 
-    The digest leaves a sweep's values out (its key stays in), since a sweep
-    may gain values at the end of its list and play them into its record; a
-    sweep whose recorded values changed otherwise finds the record too, and
-    is refused by :meth:`RunRecord.open` as any other match is.
+    A sweep may gain values at the end of its list and play them into its
+    record: where no record of the whole list is there, the record of its
+    longest leading part that is there is the sweep's, named by that part
+    (:meth:`RunRecord.open` checks that it is). Sweeps of other values get
+    records of their own.
     """
     sweep = identity.get("sweep")
-    named = identity if sweep is None else {**identity, "sweep": {"key": sweep["key"]}}
-    key = json.dumps({"match": named, "seed": seed}, sort_keys=True)
+    values = [] if sweep is None else sweep["values"]
+    for kept in range(len(values), 0, -1):
+        path = _digest_path(game, {**identity, "sweep": {**sweep, "values": values[:kept]}}, seed)
+        if path.exists():
+            return path
+    return _digest_path(game, identity, seed)
+
+
+def _digest_path(game: str, identity: dict[str, Any], seed: int | None) -> Path:
+    key = json.dumps({"match": identity, "seed": seed}, sort_keys=True)
     return Path(f"arena-{game}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.jsonl")
 
 
