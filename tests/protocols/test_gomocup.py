@@ -167,6 +167,13 @@ def test_coordinates_take_ascii_digits_only() -> None:
         "ERROR TURN takes x,y; got '\u0663,\u0663'",
         "ERROR BOARD line '\u0663,3,2' is not x,y,field",
     ]
+    # Nor do the numbers of other commands, which int() read.
+    brain = GomocupBrain(thinker())
+    assert talk(brain, "START \u0669", "START 9", "INFO timeout_turn \u0661000", "ABOUT")[:3] == [
+        "ERROR START takes the board size; got '\u0669'",
+        "OK",
+        "MESSAGE INFO timeout_turn '\u0661000' is not a whole number; ignored",
+    ]
 
 
 def test_turn_on_a_taken_cell_or_after_the_end() -> None:

@@ -94,6 +94,10 @@ def test_vertices_and_ids_take_ascii_digits_only() -> None:
         from_vertex(make("connect4"), "\u0664")
     # Not an id: the line is a command named so.
     assert responses(GTPEngine(thinker(), "tictactoe"), "\u0663 name") == ["? unknown command"]
+    # Nor a command's number, which int() read.
+    assert responses(GTPEngine(thinker(), "gomoku"), "boardsize \u0669") == [
+        "? syntax error: boardsize takes a size"
+    ]
 
 
 def test_a_game_of_tictactoe_with_undo_and_errors() -> None:

@@ -101,18 +101,20 @@ def test_unknown_commands_are_ignored_and_errors_go_to_the_status_line() -> None
         "set colour blue",
         "set contempt 100",
         "set depth deep",
+        "set depth \u0662",  # another script's digit, which int() read
         "move a1",
         "set game (;GM[Chess];)",
         "set game BO[8 *]",
         "go",
     )
     assert replies[0] == "set myname mctslab"
-    assert replies[1:4] == [
+    assert replies[1:5] == [
         "status Error: set depth takes a whole number; got 'deep'",
+        "status Error: set depth takes a whole number; got '\u0662'",
         "status Error: 'a1' is not legal for Black in this position; legal moves: d3 c4 f5 e6",
         "status Error: GGF game GM[Chess] is not Othello",
     ]
-    assert replies[4].startswith("status Error: a GGF game is written (; ... ;)")
+    assert replies[5].startswith("status Error: a GGF game is written (; ... ;)")
     assert GO_REPLY.match(replies[-1])  # still running, from the unchanged start position
     assert any("frobnicate" in line for line in logged)
     assert any("colour" in line for line in logged)

@@ -52,6 +52,7 @@ from mctslab.protocols._serve import (
     log_to_stderr,
     moves_to_go,
     verdict,
+    whole_number,
 )
 
 NAME = "mctslab"
@@ -235,7 +236,7 @@ class GomocupBrain:
         if key not in ("timeout_turn", "timeout_match", "time_left", "max_memory", "rule"):
             return  # game_type, evaluate, folder and unknown keys: nothing to do
         try:
-            number = int(value)
+            number = whole_number(value)
         except ValueError:
             self._held.append(f"MESSAGE INFO {key} {value!r} is not a whole number; ignored")
             return
@@ -520,7 +521,7 @@ def _empty_board(width: int, height: int) -> GomokuState:
 
 def _integer(text: str, usage: str) -> int:
     try:
-        return int(text)
+        return whole_number(text)
     except ValueError:
         raise ValueError(f"{usage}; got {text!r}") from None
 

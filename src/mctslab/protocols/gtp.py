@@ -65,6 +65,7 @@ from mctslab.protocols._serve import (
     log_to_stderr,
     moves_to_go,
     verdict,
+    whole_number,
 )
 
 NAME = "mctslab"
@@ -439,7 +440,7 @@ def _color(text: str) -> int:
 
 def _int_arg(args: list[str], index: int, usage: str) -> int:
     try:
-        value = int(args[index])
+        value = whole_number(args[index])
     except (IndexError, ValueError):
         raise _Failure(f"syntax error: {usage}") from None
     if value < 0:

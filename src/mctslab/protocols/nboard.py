@@ -56,7 +56,14 @@ from mctslab.core.result import SearchResult
 from mctslab.games import State, make
 from mctslab.games.othello import PASS, SIZE, OthelloState, from_discs
 from mctslab.protocols._process import EngineError, EngineProcess, command_args, program_name
-from mctslab.protocols._serve import Log, Thinker, failure_message, log_to_stderr, verdict
+from mctslab.protocols._serve import (
+    Log,
+    Thinker,
+    failure_message,
+    log_to_stderr,
+    verdict,
+    whole_number,
+)
 
 NAME = "mctslab"
 PROTOCOL_VERSION = 2
@@ -264,7 +271,7 @@ class NBoardEngine:
         key, value = key.lower(), value.strip()
         if key == "depth":
             try:
-                depth = int(value)
+                depth = whole_number(value)
             except ValueError:
                 raise ValueError(f"set depth takes a whole number; got {value!r}") from None
             if depth < 1:
@@ -297,7 +304,7 @@ class NBoardEngine:
 
     def _hint(self, argument: str) -> Iterator[str]:
         try:
-            wanted = max(1, int(argument or "1"))
+            wanted = max(1, whole_number(argument or "1"))
         except ValueError:
             raise ValueError(f"hint takes a number of moves; got {argument!r}") from None
         self._check_going_on(self._state)
