@@ -16,6 +16,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -501,6 +502,57 @@ def test_ctrl_c_stops_numbers_after_the_levels_decided(monkeypatch: pytest.Monke
     assert code == 130, output
     assert "level 0: 4 children, 40,000 simulations" in output and "level 1:" not in output
     assert output.splitlines()[-1] == "Interrupted at level 1."
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_in_a_compiled_search_stops_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before, Ctrl-C now and then landed in numba's dispatcher as it converted the compiled
+    # loop's function arguments, and the command ended in numba's TypeError (status 1)
+    # instead of "Interrupted at level N." (tests/fast/test_budget.py sends it at every
+    # point of such a call). Here it is sent at points spread over level 1's first call.
+    from mctslab.fast import _engine
+
+    loop = _engine.search_loop
+    calls = 0
+    send_at: int | None = None
+    level_1 = False
+
+    def count_calls(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal calls
+        if event == "call":
+            calls += 1
+            if calls == send_at:
+                os.kill(os.getpid(), signal.SIGINT)
+
+    def level_1_first_chunk_traced(*args: Any) -> Any:
+        if not level_1 or calls:
+            return loop(*args)
+        sys.setprofile(count_calls)
+        try:
+            return loop(*args)
+        finally:
+            sys.setprofile(None)
+
+    enter = Thinking.__enter__
+
+    def start_level(self: Thinking) -> Thinking:
+        nonlocal level_1
+        level_1 = level_1 or self._who == "Level 1"
+        return enter(self)
+
+    monkeypatch.setattr(_engine, "search_loop", level_1_first_chunk_traced)
+    monkeypatch.setattr(Thinking, "__enter__", start_level)
+    numbers = ["numbers", "--num-sims", "2000", "--levels", "3", "--seed", "1"]
+    assert run(*numbers)[0] == 0
+    made = calls
+    for send_at in range(1, made + 1, made // 20):
+        calls, level_1 = 0, False
+        code, output = run(*numbers)
+        assert (code, output.splitlines()[-1]) == (130, "Interrupted at level 1."), (
+            send_at,
+            output,
+        )
+        assert "level 0: 4 children" in output and "level 1:" not in output
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
