@@ -705,7 +705,15 @@ def test_play_human_session(monkeypatch: pytest.MonkeyPatch) -> None:
     assert code == 0, output
     assert "'zz' is not a move in tictactoe notation" in output
     assert "'[/x]' is not a move" in output
-    assert "Legal moves:" in output and "The AI suggests" in output
+    assert "Legal moves:" in output
+    # Ranked by their share of the search, which it says: before, only the win rates were
+    # shown ("c5 (45%), d6 (47%), d4 (48%)"), which looked ranked upside down.
+    hint = re.search(r"The AI suggests, most searched first: (.*?\))\.", " ".join(output.split()))
+    assert hint is not None, output
+    shares = [
+        int(share) for share in re.findall(r"\w+ \((\d+)% of the search, win rate \d+%\)", hint[1])
+    ]
+    assert len(shares) == 3 and shares == sorted(shares, reverse=True), hint[1]
     assert "'b2' is not legal for X" in output
     assert "Game stopped." in output and "Result: unfinished after 2 moves." in output
     # The AI answered a1 and then b2; undo took back a1 and the AI's answer.

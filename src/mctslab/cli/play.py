@@ -167,6 +167,16 @@ def _how_found(result: SearchResult) -> str:
     return f"win-rate estimate {result.value:.0%}, {simulations}, {result.sims_per_second:,.0f}/s"
 
 
+def _suggestions(result: SearchResult) -> str:
+    """The AI's three best moves, as it ranks them: by their share of the search (ranked so,
+    their win rates alone looked upside down)."""
+    moves = ", ".join(
+        f"{m.notation} ({opt.visit_share(result, m):.0%} of the search, win rate {m.value:.0%})"
+        for m in result.moves[:3]
+    )
+    return f"The AI suggests, most searched first: {moves}."
+
+
 class _Game:
     """One game in the terminal: the position, the moves so far, and whose side is whose."""
 
@@ -343,9 +353,7 @@ class _Game:
                 moves = " ".join(self.state.move_to_str(m) for m in self.state.legal_moves())
                 opt.console.print(f"Legal moves: {moves}")
             elif command == "hint":
-                result = self._search("The AI")
-                best = ", ".join(f"{m.notation} ({m.value:.0%})" for m in result.moves[:3])
-                opt.console.print(f"The AI suggests {best}.")
+                opt.console.print(_suggestions(self._search("The AI")))
             elif command == "undo":
                 self._undo()
             elif command == "save":
