@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import gc
+import inspect
 import io
 import json
 import os
@@ -21,6 +22,7 @@ from typing import Any
 
 import pytest
 import typer
+import typer.main
 from typer.testing import CliRunner
 
 from mctslab.cli import _options as opt
@@ -60,6 +62,16 @@ def test_flags_show_no_value_to_give() -> None:
     for command in ("", "play", "analyze", "bench", "serve"):
         code, output = run(*command.split(), "--help")
         assert code == 0 and "<bool>" not in output, command
+
+
+def test_the_terminal_alone_wraps_the_help_s_paragraphs() -> None:
+    # Typer kept a docstring's line breaks after its first paragraph, and the terminal broke
+    # those lines again: "... the AI plays both sides, or" alone on a line in play --help.
+    for name, command in typer.main.get_command(app).commands.items():
+        result = runner.invoke(app, [name, "--help"], env={"COLUMNS": "300"})
+        lines = [line.strip() for line in result.output.splitlines()]
+        for paragraph in (inspect.getdoc(command.callback) or "").split("\n\n"):
+            assert " ".join(paragraph.split()) in lines, (name, paragraph)
 
 
 def run_json(*args: str) -> Any:

@@ -87,8 +87,8 @@ def play(
 ) -> None:
     """Play a two-player game against the AI in the terminal.
 
-    Without a terminal to read moves from (or with --ai-vs-ai) the AI plays both sides, or
-    against the --opponent.
+    Without a terminal to read moves from (input piped in is not read), or with --ai-vs-ai,
+    the AI plays both sides, or one side against the --opponent.
     """
     initial, prefix = _records.begin(
         game, load, size=size, width=width, height=height, k=k, start=start
