@@ -22,6 +22,19 @@ if [[ "${1:-}" == "--dev" ]]; then
     fi
 fi
 
-[[ -x .venv/bin/python ]] || python3 -m venv .venv
+# Debian and Ubuntu ship venv's pip bootstrap (ensurepip) apart, in pythonX.Y-venv: without
+# it `python3 -m venv` fails half done, leaving a virtualenv without pip (made anew here).
+if [[ ! -x .venv/bin/pip ]] && ! python3 -m venv .venv; then
+    venv_package=$(python3 -c 'import sys; print("python%d.%d-venv" % sys.version_info[:2])')
+    rm -rf .venv
+    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+        apt-get update -qq && apt-get install -y -qq "${venv_package}" >/dev/null
+        python3 -m venv .venv
+    else
+        echo "error: python3 -m venv failed; on Debian or Ubuntu install ${venv_package}" \
+            "(sudo apt-get install ${venv_package}), then run $0 again" >&2
+        exit 1
+    fi
+fi
 .venv/bin/pip install -q --upgrade pip
 .venv/bin/pip install -q -e ".${extras}"

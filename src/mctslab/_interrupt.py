@@ -1,9 +1,11 @@
-"""Noticing Ctrl-C although a search swallows it.
+"""Ctrl-C around searches.
 
 The engines answer Ctrl-C by stopping the search and returning the best move
 so far (an anytime search), so a caller that must stop altogether (the
 arena's run, ``mctslab play``) cannot rely on the KeyboardInterrupt reaching
-it: it asks :func:`noticing_ctrl_c`'s flag after each search instead.
+it: it asks :func:`noticing_ctrl_c`'s flag after each search instead. The
+compiled engine turns Ctrl-C into its stop event while it searches
+(:func:`ctrl_c_sets`), and calls such a caller's handler once it has stopped.
 """
 
 from __future__ import annotations
@@ -39,3 +41,29 @@ def noticing_ctrl_c() -> Iterator[Callable[[], bool]]:
     finally:
         if previous != signal.SIG_IGN:
             signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def ctrl_c_sets(event: threading.Event) -> Iterator[None]:
+    """While inside, Ctrl-C sets ``event`` instead of raising KeyboardInterrupt.
+
+    For work that a KeyboardInterrupt must not cut anywhere: one that landed in
+    numba's dispatcher, while it converted the compiled loop's function
+    arguments, came out as a TypeError of numba's. A handler of the caller's own
+    (the arena's and the commands' :func:`noticing_ctrl_c`, which stop a run) is
+    called once the block is left, so that it hears of the Ctrl-C too. Signal
+    handlers live in the main thread only: elsewhere, or where Ctrl-C is
+    ignored (a search worker process), nothing changes.
+    """
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGINT) if main_thread else signal.SIG_IGN
+    if previous == signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, lambda signum, frame: event.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+    if event.is_set() and callable(previous) and previous is not signal.default_int_handler:
+        previous(signal.SIGINT, None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import gc
+import inspect
 import io
 import json
 import os
@@ -16,10 +17,12 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
 import typer
+import typer.main
 from typer.testing import CliRunner
 
 from mctslab.cli import _options as opt
@@ -59,6 +62,16 @@ def test_flags_show_no_value_to_give() -> None:
     for command in ("", "play", "analyze", "bench", "serve"):
         code, output = run(*command.split(), "--help")
         assert code == 0 and "<bool>" not in output, command
+
+
+def test_the_terminal_alone_wraps_the_help_s_paragraphs() -> None:
+    # Typer kept a docstring's line breaks after its first paragraph, and the terminal broke
+    # those lines again: "... the AI plays both sides, or" alone on a line in play --help.
+    for name, command in typer.main.get_command(app).commands.items():
+        result = runner.invoke(app, [name, "--help"], env={"COLUMNS": "300"})
+        lines = [line.strip() for line in result.output.splitlines()]
+        for paragraph in (inspect.getdoc(command.callback) or "").split("\n\n"):
+            assert " ".join(paragraph.split()) in lines, (name, paragraph)
 
 
 def run_json(*args: str) -> Any:
@@ -437,8 +450,9 @@ def test_numbers_checks_the_graphviz_package_before_searching(
     tree = tmp_path / "tree.svg"
     code, output = run("numbers", "--num-sims", "10", "--engine", "python", "--tree", str(tree))
     assert code == 2, output
-    assert f"--tree {tree}: Drawing trees needs the graphviz package: " in output
-    assert "pip install 'mctslab[viz]'" in output
+    assert f"--tree {tree}: Drawing trees needs the graphviz package; " in output
+    # The README's command: mctslab is not on PyPI ("pip install 'mctslab[viz]'" before).
+    assert "in the clone of mctslab: .venv/bin/pip install -e '.[viz]'" in output
     assert players == [] and list(tmp_path.iterdir()) == []
 
 
@@ -501,6 +515,57 @@ def test_ctrl_c_stops_numbers_after_the_levels_decided(monkeypatch: pytest.Monke
     assert code == 130, output
     assert "level 0: 4 children, 40,000 simulations" in output and "level 1:" not in output
     assert output.splitlines()[-1] == "Interrupted at level 1."
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_in_a_compiled_search_stops_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before, Ctrl-C now and then landed in numba's dispatcher as it converted the compiled
+    # loop's function arguments, and the command ended in numba's TypeError (status 1)
+    # instead of "Interrupted at level N." (tests/fast/test_budget.py sends it at every
+    # point of such a call). Here it is sent at points spread over level 1's first call.
+    from mctslab.fast import _engine
+
+    loop = _engine.search_loop
+    calls = 0
+    send_at: int | None = None
+    level_1 = False
+
+    def count_calls(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal calls
+        if event == "call":
+            calls += 1
+            if calls == send_at:
+                os.kill(os.getpid(), signal.SIGINT)
+
+    def level_1_first_chunk_traced(*args: Any) -> Any:
+        if not level_1 or calls:
+            return loop(*args)
+        sys.setprofile(count_calls)
+        try:
+            return loop(*args)
+        finally:
+            sys.setprofile(None)
+
+    enter = Thinking.__enter__
+
+    def start_level(self: Thinking) -> Thinking:
+        nonlocal level_1
+        level_1 = level_1 or self._who == "Level 1"
+        return enter(self)
+
+    monkeypatch.setattr(_engine, "search_loop", level_1_first_chunk_traced)
+    monkeypatch.setattr(Thinking, "__enter__", start_level)
+    numbers = ["numbers", "--num-sims", "2000", "--levels", "3", "--seed", "1"]
+    assert run(*numbers)[0] == 0
+    made = calls
+    for send_at in range(1, made + 1, made // 20):
+        calls, level_1 = 0, False
+        code, output = run(*numbers)
+        assert (code, output.splitlines()[-1]) == (130, "Interrupted at level 1."), (
+            send_at,
+            output,
+        )
+        assert "level 0: 4 children" in output and "level 1:" not in output
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
@@ -652,7 +717,15 @@ def test_play_human_session(monkeypatch: pytest.MonkeyPatch) -> None:
     assert code == 0, output
     assert "'zz' is not a move in tictactoe notation" in output
     assert "'[/x]' is not a move" in output
-    assert "Legal moves:" in output and "The AI suggests" in output
+    assert "Legal moves:" in output
+    # Ranked by their share of the search, which it says: before, only the win rates were
+    # shown ("c5 (45%), d6 (47%), d4 (48%)"), which looked ranked upside down.
+    hint = re.search(r"The AI suggests, most searched first: (.*?\))\.", " ".join(output.split()))
+    assert hint is not None, output
+    shares = [
+        int(share) for share in re.findall(r"\w+ \((\d+)% of the search, win rate \d+%\)", hint[1])
+    ]
+    assert len(shares) == 3 and shares == sorted(shares, reverse=True), hint[1]
     assert "'b2' is not legal for X" in output
     assert "Game stopped." in output and "Result: unfinished after 2 moves." in output
     # The AI answered a1 and then b2; undo took back a1 and the AI's answer.
@@ -1000,7 +1073,9 @@ def test_openspiel_missing_is_said_before_any_game(
         "arena", "tictactoe", "-p", "openspiel:iterations=50", "-p", "random", "--games", "2",
         "--out", str(out),
     )  # fmt: skip
-    hint = "install it with: pip install 'mctslab[compare]'"
+    hint = (
+        "install the compare extra in the clone of mctslab: .venv/bin/pip install -e '.[compare]'"
+    )
     assert code == 2 and hint in output and not out.exists()
     code, output = run("play", "tictactoe", "--opponent", "openspiel:iterations=50")
     assert code == 2 and hint in output

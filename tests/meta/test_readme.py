@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 import mctslab
 from mctslab import Budget, SearchConfig
+from mctslab._extras import install_command
 from mctslab.cli._app import app
 from mctslab.core import MCTS, default_simulation
 from mctslab.games import countdown
@@ -115,3 +116,8 @@ def test_console_session_prints_what_the_readme_shows(
         "Compiling the search engine (first run only, cached after)...\n", ""
     )
     assert printed == output
+
+
+def test_the_install_hints_give_the_readme_s_command() -> None:
+    # The errors said "pip install 'mctslab[viz]'", which fails: mctslab is not on PyPI.
+    assert f"`{install_command('viz')}`" in README.read_text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sys
 from typing import Any
 
 import pytest
@@ -24,6 +25,17 @@ def test_serve_refuses_an_unknown_engine() -> None:
     result = runner.invoke(app, ["serve", "--engine", "turbo"])
     assert result.exit_code == 2
     assert "Invalid value for '--engine'" in result.output and "'turbo'" in result.output
+
+
+def test_serve_without_the_web_extra_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before: "pip install 'mctslab[web]'", which fails: mctslab is not on PyPI.
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # importing it now fails
+    result = runner.invoke(app, ["serve"])
+    assert result.exit_code == 2
+    hint = "install the web extra in the clone of mctslab: .venv/bin/pip install -e '.[web]'"
+    assert hint in result.output
 
 
 def test_serve_on_a_taken_port_says_so_before_announcing_the_board() -> None:

@@ -19,6 +19,7 @@ import socket
 from collections.abc import Iterator
 from typing import Any, Protocol
 
+from mctslab._extras import install_hint
 from mctslab._interrupt import noticing_ctrl_c
 from mctslab.arena.game import GameFailed, GameTask, play_game, run_task
 
@@ -163,9 +164,7 @@ class RayCluster:
         try:
             import ray
         except ImportError:
-            raise ImportError(
-                "Ray is not installed; install it with: pip install 'mctslab[ray]'"
-            ) from None
+            raise ImportError(f"Ray is not installed; {install_hint('ray')}") from None
         self._ray = ray
         self._started = False
         if not ray.is_initialized():

@@ -1,7 +1,7 @@
 """Pictures of a run (``--plot``): score and Elo over the games, or Elo against a swept option.
 
-matplotlib is an optional extra (``pip install 'mctslab[plot]'``) and is
-imported only here, with its file-only backend.
+matplotlib is an optional extra (``plot``) and is imported only here, with its
+file-only backend.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mctslab._extras import install_hint
 from mctslab.arena.match import FEW_PAIRS, PointResult, Tally
 from mctslab.arena.stats import SPRT
 
@@ -22,9 +23,7 @@ def _pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise ImportError(
-            "--plot needs matplotlib; install it with: pip install 'mctslab[plot]'"
-        ) from None
+        raise ImportError(f"--plot needs matplotlib; {install_hint('plot')}") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

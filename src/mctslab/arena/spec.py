@@ -39,7 +39,7 @@ KINDS: dict[str, str] = {
     "human": "a person typing moves at the terminal (needs --workers 1, no --ray)",
     "openspiel": (
         "OpenSpiel's C++ MCTSBot with random rollouts: iterations=N, seconds=X, c=X, solve=BOOL, "
-        "memory_mb=N (pip install 'mctslab[compare]')"
+        "memory_mb=N (needs the compare extra)"
     ),
     "engine": (
         "an external engine: engine:gomocup=CMD, engine:gtp=CMD or engine:nboard=CMD, with what "

@@ -44,8 +44,21 @@ def _flags_take_no_value(params: list[Any]) -> list[Any]:
     return params
 
 
+def _one_line_a_paragraph(text: str) -> str:
+    """``text`` with the line breaks inside its paragraphs made spaces: Typer's Rich help
+    keeps a docstring's breaks after its first paragraph, and the terminal's width then
+    breaks those lines again ("... plays both sides, or" alone on a line)."""
+    return "\n\n".join(" ".join(paragraph.split()) for paragraph in text.split("\n\n"))
+
+
 class Command(TyperCommand):
-    """A command of ``mctslab``: its parse errors name it, and so do its own."""
+    """A command of ``mctslab``: its parse errors name it, and so do its own; the terminal
+    wraps its help's paragraphs."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.help is not None:
+            self.help = _one_line_a_paragraph(self.help)
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _flags_take_no_value(super().get_params(ctx))

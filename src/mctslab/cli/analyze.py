@@ -117,9 +117,8 @@ def _print_report(result: SearchResult, to_move: str, top: int) -> None:
     proofs = any(stats.proven for stats in shown_moves)  # the solver's: a column when it has any
     if proofs:
         table.add_column("proven")
-    total = sum(m.visits for m in result.moves) or 1
     for stats in shown_moves:
-        share = stats.visits / total
+        share = opt.visit_share(result, stats)
         row = [stats.notation, f"{stats.visits:,}", f"{share:.1%}", f"{stats.value:.1%}"]
         if proofs:
             row.append(stats.proven or "")

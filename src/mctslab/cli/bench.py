@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
+from mctslab._extras import install_hint
 from mctslab.cli import _options as opt
 
 _GAME_KEYS = "tictactoe, connect4, othello, gomoku15, gomoku8"
@@ -75,7 +76,7 @@ def bench(
     if not report["options"]["openspiel"]:
         opt.error_console.print(
             "OpenSpiel is not installed, so the peer's columns and the goals measured "
-            "against it are empty: pip install 'mctslab[compare]'."
+            f"against it are empty; {install_hint('compare')}"
         )
     for part, message in report["errors"].items():
         opt.error(f"the {part} measurement failed: {message}")

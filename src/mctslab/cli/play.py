@@ -50,14 +50,16 @@ def play(
     load: Annotated[
         Path | None,
         typer.Option(
-            help="Continue the game in this record (see docs/records.md).", dir_okay=False
+            help="Continue the game in this record (see docs/records.md); the game is saved "
+            "back to it, unless --save names another file.",
+            dir_okay=False,
         ),
     ] = None,
     save: Annotated[
         Path | None,
         typer.Option(
             help="Write the game's record here when it ends or is stopped (checked, and its "
-            "folder made, before the game).",
+            "folder made, before the game); by default a --load game goes back to its file.",
             dir_okay=False,
         ),
     ] = None,
@@ -85,8 +87,8 @@ def play(
 ) -> None:
     """Play a two-player game against the AI in the terminal.
 
-    Without a terminal to read moves from (or with --ai-vs-ai) the AI plays both sides, or
-    against the --opponent.
+    Without a terminal to read moves from (input piped in is not read), or with --ai-vs-ai,
+    the AI plays both sides, or one side against the --opponent.
     """
     initial, prefix = _records.begin(
         game, load, size=size, width=width, height=height, k=k, start=start
@@ -95,8 +97,10 @@ def play(
     if state.spec.num_players != 2:
         name = state.spec.name
         opt.fail(f"{name} is a one-player game: 'mctslab {name}' plays it.")
-    if save is not None:
-        _records.check_writable(save)
+    # A game continued from a record goes back to it, as a document goes back to its file.
+    record_path = save if save is not None else load
+    if record_path is not None:
+        _records.check_writable(record_path)
     no_terminal = not ai_vs_ai and not opt.stdin_is_terminal()
     human = None if ai_vs_ai or no_terminal else (1 if ai_first else 0)
     with contextlib.ExitStack() as players:
@@ -114,13 +118,13 @@ def play(
             workers,
         )
         players.callback(ai.close)
-        session = _Game(state, ai, human, other, initial, prefix, save)
+        session = _Game(state, ai, human, other, initial, prefix, record_path)
         try:
             with noticing_ctrl_c() as interrupted:
                 session.run(interrupted)
         finally:
-            if save is not None:
-                _records.write(save, initial, session.moves, session.tags())
+            if record_path is not None:
+                _records.write(record_path, initial, session.moves, session.tags())
 
 
 def _opponent(spec: str | None, seed: int | None, state: State) -> Player | None:
@@ -163,6 +167,16 @@ def _how_found(result: SearchResult) -> str:
     return f"win-rate estimate {result.value:.0%}, {simulations}, {result.sims_per_second:,.0f}/s"
 
 
+def _suggestions(result: SearchResult) -> str:
+    """The AI's three best moves, as it ranks them: by their share of the search (ranked so,
+    their win rates alone looked upside down)."""
+    moves = ", ".join(
+        f"{m.notation} ({opt.visit_share(result, m):.0%} of the search, win rate {m.value:.0%})"
+        for m in result.moves[:3]
+    )
+    return f"The AI suggests, most searched first: {moves}."
+
+
 class _Game:
     """One game in the terminal: the position, the moves so far, and whose side is whose."""
 
@@ -179,7 +193,8 @@ class _Game:
         #: The game's first position, and every move since (those loaded or given too):
         #: ``state`` is where they lead.
         self.initial, self.moves = initial, list(moves)
-        #: Where --save writes the game at its end (and the in-game save by default).
+        #: Where the game is written at its end (and by the in-game save by default):
+        #: --save's file, else the --load one.
         self.save_path = save_path
         self.state = state
         self.ai = ai
@@ -338,9 +353,7 @@ class _Game:
                 moves = " ".join(self.state.move_to_str(m) for m in self.state.legal_moves())
                 opt.console.print(f"Legal moves: {moves}")
             elif command == "hint":
-                result = self._search("The AI")
-                best = ", ".join(f"{m.notation} ({m.value:.0%})" for m in result.moves[:3])
-                opt.console.print(f"The AI suggests {best}.")
+                opt.console.print(_suggestions(self._search("The AI")))
             elif command == "undo":
                 self._undo()
             elif command == "save":
@@ -370,7 +383,8 @@ class _Game:
         self._show()
 
     def _save(self, path: Path | None) -> None:
-        """The game so far to ``path``: by default --save's, else mctslab-GAME.txt here."""
+        """The game so far to ``path``: by default the game's own file (--save's, else the
+        --load one), else mctslab-GAME.txt here."""
         path = path or self.save_path or Path(f"mctslab-{self.state.spec.name}.txt")
         refused = _records.not_a_record(path)
         try:

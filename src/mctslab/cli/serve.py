@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from mctslab._extras import install_hint
 from mctslab.cli import _options as opt
 
 
@@ -26,7 +27,7 @@ def serve(
 
         from mctslab.web import create_app
     except ImportError as error:
-        opt.fail(f"the web board needs the web extra: pip install 'mctslab[web]' ({error}).")
+        opt.fail(f"the web board is not installed ({error}); {install_hint('web')}")
     try:
         app = create_app(engine)
     except ValueError as error:

@@ -26,11 +26,10 @@ class Engine(Protocol):
     """A search engine.
 
     ``search`` is anytime: it stops at the first budget limit reached, when
-    ``stop`` is set, or on KeyboardInterrupt, and returns the best move so
-    far. With ``reuse_tree`` the engine keeps its tree: ``advance(move)``
-    re-roots it at the child for ``move``, and a later ``search`` from that
-    same position starts from the kept subtree (any other position starts a
-    fresh tree).
+    ``stop`` is set, or on Ctrl-C, and returns the best move so far. With
+    ``reuse_tree`` the engine keeps its tree: ``advance(move)`` re-roots it at
+    the child for ``move``, and a later ``search`` from that same position
+    starts from the kept subtree (any other position starts a fresh tree).
     """
 
     name: str

@@ -1,9 +1,10 @@
 """FastMCTS: the compiled engine, driving the compiled loop in short chunks.
 
 Between chunks (about :data:`CHUNK_SECONDS` each) control comes back to
-Python to check the clock, the stop event and Ctrl-C, and to report
-progress, so the search stays anytime while the loop itself never leaves
-machine code for thousands of iterations.
+Python to check the clock, the stop event and Ctrl-C (which sets an event of
+its own while the loop runs), and to report progress, so the search stays
+anytime while the loop itself never leaves machine code for thousands of
+iterations.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import math
 import os
 import random
 import sys
+import threading
 from collections.abc import Callable
 from time import perf_counter
 from types import TracebackType
@@ -19,6 +21,7 @@ from typing import Any, Self
 
 import numpy as np
 
+from mctslab._interrupt import ctrl_c_sets
 from mctslab._jit import new_rng
 from mctslab._validation import check_float, check_instance, check_int, physical_mib
 from mctslab.core.config import SETTLED_AFTER, Budget, SearchConfig
@@ -305,7 +308,8 @@ class FastMCTS:
         """Search this engine's own tree (a worker's, with workers) from ``state``.
 
         Runs until a limit of ``budget`` (effective: some limit set) is reached
-        or ``stopped()`` says so; Ctrl-C between chunks counts as stopped.
+        or ``stopped()`` says so; Ctrl-C (in the main thread) stops it too, at the
+        end of the chunk under way.
         ``report`` is called every progress interval. The statistics carry the
         lines below the ``lines`` best root moves.
         """
@@ -345,7 +349,10 @@ class FastMCTS:
         # A budget of tree size alone also ends once the tree stops growing (Budget).
         settled_after = SETTLED_AFTER if budget.sized_only else _NO_LIMIT
         idle = 0  # simulations since the tree last grew (counted by chunks)
-        try:
+        # Ctrl-C is heard between chunks: raised as KeyboardInterrupt it could land in
+        # numba's dispatcher as it converts the loop's function arguments (a TypeError).
+        interrupted = threading.Event()
+        with ctrl_c_sets(interrupted):
             while stopped_by is None:
                 nodes_before = tree.nodes
                 simulations = int(tree.visits[0]) - first_visits
@@ -426,7 +433,7 @@ class FastMCTS:
                 )
                 if stopped_by is None and idle >= settled_after:
                     stopped_by = "settled"
-                if stopped_by is None and stopped():
+                if stopped_by is None and (stopped() or interrupted.is_set()):
                     stopped_by = "stopped"
                 if stopped_by is None and report is not None and now >= next_report:
                     report(tree, simulations)
@@ -435,10 +442,6 @@ class FastMCTS:
                     # The next chunk: about CHUNK_SECONDS at this speed, ending by the deadline.
                     speed = done / max(now - began, 1e-9)
                     chunk = max(1, int(speed * min(CHUNK_SECONDS, deadline - perf_counter())))
-        except KeyboardInterrupt:
-            if tree.num_children[0] == 0:
-                raise
-            stopped_by = "stopped"
         if not config.reuse_tree:
             self.reset()
         simulations = int(tree.visits[0]) - first_visits

@@ -17,13 +17,11 @@ engine that lingers after its game (Gomocup's after about 1 s).
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import signal
 import threading
 import traceback
 import weakref
-from collections.abc import Iterator
 from dataclasses import replace
 from functools import partial
 from multiprocessing.connection import Connection, wait
@@ -32,6 +30,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from mctslab._interrupt import ctrl_c_sets
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.core.engine import Progress, StopEvent
 from mctslab.core.result import SearchResult
@@ -148,7 +147,7 @@ class WorkerPool:
         stopping = False
         interrupted = threading.Event()
         next_progress = start + self.progress_interval
-        with _ctrl_c_sets(interrupted):
+        with ctrl_c_sets(interrupted):
             while running:
                 for ready in wait(running, timeout=_POLL_SECONDS):
                     connection = cast(Connection, ready)
@@ -225,27 +224,6 @@ class WorkerPool:
 
     def _result(self, state: State, stats: RootStats, seconds: float) -> SearchResult:
         return build_result(state, stats, self.config.final_move, seconds, "compiled")
-
-
-@contextlib.contextmanager
-def _ctrl_c_sets(event: threading.Event) -> Iterator[None]:
-    """While inside, Ctrl-C sets ``event`` instead of raising KeyboardInterrupt.
-
-    Only the main thread receives signals; elsewhere this does nothing. A
-    handler of the caller's own (the arena's, which stops a run) is called
-    once the workers have stopped, so that it hears of the Ctrl-C too.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.getsignal(signal.SIGINT)
-    signal.signal(signal.SIGINT, lambda number, frame: event.set())
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
-    if event.is_set() and callable(previous) and previous is not signal.default_int_handler:
-        previous(signal.SIGINT, None)
 
 
 def _shut_down(processes: list[Any], connections: list[Connection]) -> None:

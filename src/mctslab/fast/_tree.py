@@ -241,22 +241,15 @@ class Tree:
         """Double the transposition table (when the loop says it is full enough).
 
         The old table is freed before the new one exists (the memory budget
-        counts one). Until the new one is filled, aliases cannot be resolved,
-        so a Ctrl-C in between is held back until it is (a search stopped by
-        Ctrl-C goes on to read its tree).
+        counts one). Until the new one is filled, aliases cannot be resolved;
+        no KeyboardInterrupt comes in between, as the search that calls this
+        hears Ctrl-C only between its chunks.
         """
         size = 2 * self.table.shape[0]
-        interrupted = False
-        while self.table.shape[0] != size:
-            try:
-                self.table = np.zeros(0, dtype=np.int32)
-                table = zeros(size, np.int32)
-                reindex(self.hashes, self.first_child, self.counters[USED], table)
-                self.table = table
-            except KeyboardInterrupt:
-                interrupted = True
-        if interrupted:
-            raise KeyboardInterrupt
+        self.table = np.zeros(0, dtype=np.int32)
+        table = zeros(size, np.int32)
+        reindex(self.hashes, self.first_child, self.counters[USED], table)
+        self.table = table
 
     def node_of(self, slot: int) -> int:
         """The node a child slot stands for: itself, or the node an alias refers to."""

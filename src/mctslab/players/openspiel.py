@@ -1,6 +1,6 @@
 """OpenSpiel's C++ MCTS as a player, and our games mapped onto OpenSpiel's.
 
-OpenSpiel (``pip install 'mctslab[compare]'``) is the reference peer: its
+OpenSpiel (the ``compare`` extra) is the reference peer: its
 ``MCTSBot`` with a ``RandomRolloutEvaluator`` of one rollout is plain UCT with
 random playouts, the same algorithm as ours, in C++. The arena uses it as an
 opponent and ``mctslab bench`` as a speed peer; both go through this module.
@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from mctslab._extras import install_hint
 from mctslab._validation import check_float, check_int
 from mctslab.core.config import DEFAULT_ITERATIONS
 from mctslab.games import make
@@ -46,9 +47,7 @@ def pyspiel() -> Any:
     try:
         return importlib.import_module("pyspiel")
     except ImportError as error:
-        raise ImportError(
-            "OpenSpiel is not installed; install it with: pip install 'mctslab[compare]'"
-        ) from error
+        raise ImportError(f"OpenSpiel is not installed; {install_hint('compare')}") from error
 
 
 def game_string(spec: GameSpec) -> str:

@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 from types import ModuleType
 
+from mctslab._extras import install_hint
 from mctslab.core.tree_view import TreeView
 
 
@@ -17,7 +18,7 @@ def require_graphviz() -> ModuleType:
         import graphviz
     except ImportError as error:
         raise RuntimeError(
-            "Drawing trees needs the graphviz package: pip install 'mctslab[viz]'"
+            f"Drawing trees needs the graphviz package; {install_hint('viz')}"
         ) from error
     return graphviz
 
