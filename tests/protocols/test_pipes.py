@@ -206,6 +206,25 @@ def exited_within(seconds: float, pid: int) -> bool:
     return False
 
 
+def test_an_engine_that_dies_is_reported_with_all_its_last_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Its stderr is read by a thread of its own, which may not have read the last lines
+    # when the engine's exit is noticed (under load, in the full test suite): before,
+    # the error went out without them.
+    keep_stderr = _process.EngineProcess._keep_stderr
+
+    def slow_reader(self: _process.EngineProcess, stream: object) -> None:
+        time.sleep(0.2)
+        keep_stderr(self, stream)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_process.EngineProcess, "_keep_stderr", slow_reader)
+    dying = "import sys; sys.stderr.write('[boom]\\n'); sys.exit(3)"
+    engine = _process.EngineProcess([sys.executable, "-c", dying], "GTP engine")
+    with pytest.raises(_process.EngineError, match=r"status 3\)\.(.|\n)*\[boom\]"):
+        engine.receive(5.0, "name")
+
+
 def test_closing_an_engine_stops_the_processes_it_started(monkeypatch: pytest.MonkeyPatch) -> None:
     # An engine behind a wrapper script that lingers after quit: killing the wrapper alone
     # left the engine running.

@@ -124,9 +124,10 @@ class EngineProcess:
         self._killed = False
         assert self._process.stdout is not None and self._process.stderr is not None
         threading.Thread(target=self._drain, args=(self._process.stdout,), daemon=True).start()
-        threading.Thread(
+        self._stderr_reader = threading.Thread(
             target=self._keep_stderr, args=(self._process.stderr,), daemon=True
-        ).start()
+        )
+        self._stderr_reader.start()
 
     @property
     def alive(self) -> bool:
@@ -168,6 +169,8 @@ class EngineProcess:
         try:
             code = self._process.wait(timeout=0.5)
             status = f" (it exited with status {code})"
+            # Its last words may still be on their way through the pipe: read them all.
+            self._stderr_reader.join(timeout=0.5)
         except subprocess.TimeoutExpired:
             status = ""
         return self._given_up(EngineError(f"The {self.label} {what}{status}." + self._context()))
