@@ -55,11 +55,12 @@ def default_path(game: str, identity: dict[str, Any], seed: int | None) -> Path:
     records of their own.
     """
     sweep = identity.get("sweep")
-    values = [] if sweep is None else sweep["values"]
-    for kept in range(len(values), 0, -1):
-        path = _digest_path(game, {**identity, "sweep": {**sweep, "values": values[:kept]}}, seed)
-        if path.exists():
-            return path
+    if sweep is not None:
+        for kept in range(len(sweep["values"]), 0, -1):
+            part = {**sweep, "values": sweep["values"][:kept]}
+            path = _digest_path(game, {**identity, "sweep": part}, seed)
+            if path.exists():
+                return path
     return _digest_path(game, identity, seed)
 
 
