@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from mctslab._validation import check_int
 from mctslab.core.config import SearchConfig
-from mctslab.core.protocol import GameState
+from mctslab.core.protocol import GameState, equal_only_to_itself
 
 N = TypeVar("N")
 
@@ -24,7 +24,7 @@ def no_tree(config: SearchConfig, state: object = None) -> ValueError:
             "The engine keeps no search tree (its config has reuse_tree=False); "
             "search with reuse_tree=True to draw one."
         )
-    if state is not None and type(state).__eq__ is object.__eq__:
+    if state is not None and equal_only_to_itself(state):
         return ValueError(
             "There is no search tree for this position: a state other than the one searched "
             f"must compare equal to it, and {type(state).__name__} does not define __eq__ "
