@@ -43,16 +43,19 @@ class TreeView:
     """A position of the snapshot: its visits and mean value (for the player who moved into it).
 
     ``children`` pairs the move into each child kept with the child's view,
-    most visited first; ``expanded`` is how many children the position has in
-    the tree. A position that the search reached by several move orders (the
-    compiled engine's transpositions, where the tree shares one node among
-    them) is one view, the child of each parent in the snapshot that reaches it.
+    most visited first; ``left_out`` is how many of the position's visited
+    children the snapshot does not hold at all. A position that the search
+    reached by several move orders (the compiled engine's transpositions, where
+    the tree shares one node among them) is one view, at the depth where the
+    snapshot first found it: the child of each parent one move above that
+    depth. A parent at another depth does not list it among its ``children``,
+    nor count it as left out.
     """
 
     visits: int
     value: float
     children: tuple[tuple[str, TreeView], ...]
-    expanded: int
+    left_out: int
 
     def count(self) -> int:
         """Positions in this snapshot, each counted once."""
@@ -101,16 +104,16 @@ def build_tree_view(
     found: dict[Hashable, tuple[N, int]] = {root_key: (root, 0)}
     states = {root_key: root_state}
     frontier = [(-stats(root)[1], 0, root_key)]
-    kept: list[Hashable] = []
+    kept: set[Hashable] = set()
     edges: dict[Hashable, list[tuple[str, Hashable]]] = {}
-    expanded: dict[Hashable, int] = {}
+    visited_children: dict[Hashable, list[Hashable]] = {}
     while frontier and len(kept) < max_nodes:
         key = heapq.heappop(frontier)[2]
         node, depth = found[key]
         state = states.pop(key)
-        kept.append(key)
+        kept.add(key)
         below = [child for child in children(node) if stats(child)[1] > 0]
-        expanded[key] = len(below)
+        visited_children[key] = [position(child) for child in below]
         edges[key] = []
         if depth == max_depth:
             continue
@@ -140,6 +143,6 @@ def build_tree_view(
                 for move, child_key in edges[key]
                 if child_key in views and found[child_key][1] == depth + 1
             ),
-            expanded=expanded[key],
+            left_out=sum(child_key not in kept for child_key in visited_children[key]),
         )
     return views[root_key]
