@@ -94,6 +94,19 @@ def test_a_snapshot_keeps_its_most_visited_positions_however_deep() -> None:
     assert snapshot(root, max_depth=9, top_k=3, max_nodes=1).children == ()
 
 
+def test_a_snapshot_says_whether_its_cap_left_positions_out() -> None:
+    # Before, a caller could only guess from a count equal to the cap, and `mctslab numbers`
+    # said "the 7 most visited positions (--tree-nodes)" of a tree of 7 drawn whole.
+    root = Node(-1, 40, children=[Node(4, 30, children=[Node(0, 29)]), Node(0, 6), Node(8, 4)])
+    whole = snapshot(root, max_depth=9, top_k=3, max_nodes=5)
+    assert whole.count() == 5 and not whole.cut_by_max_nodes
+    cut = snapshot(root, max_depth=9, top_k=3, max_nodes=4)
+    assert cut.count() == 4 and cut.cut_by_max_nodes
+    # Positions that the depth or the width leave out are not the cap's doing.
+    assert not snapshot(root, max_depth=1, top_k=2, max_nodes=3).cut_by_max_nodes
+    assert not any(child.cut_by_max_nodes for _, child in cut.children)
+
+
 def test_a_position_reached_by_several_move_orders_is_one_view() -> None:
     # Nodes that stand for one position (the compiled engine's transpositions) share a
     # view, a child of each parent; before, it was copied under every one of them.

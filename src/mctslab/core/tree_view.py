@@ -50,12 +50,17 @@ class TreeView:
     snapshot first found it: the child of each parent one move above that
     depth. A parent at another depth does not list it among its ``children``,
     nor count it as left out.
+
+    ``cut_by_max_nodes`` is the snapshot's, so the root's alone (False below):
+    whether ``max_nodes`` left out positions that ``max_depth`` and ``top_k``
+    would have kept.
     """
 
     visits: int
     value: float
     children: tuple[tuple[str, TreeView], ...]
     left_out: int
+    cut_by_max_nodes: bool = False
 
     def count(self) -> int:
         """Positions in this snapshot, each counted once."""
@@ -88,7 +93,8 @@ def build_tree_view(
     visited children are kept, the ``top_k`` most visited of each position,
     down to ``max_depth`` moves, and of those the ``max_nodes`` most visited
     positions: a search spends its visits on a few lines, which the snapshot
-    follows as deep as they go before it shows the rarely visited ones.
+    follows as deep as they go before it shows the rarely visited ones. The
+    snapshot says whether that cap left any out (``cut_by_max_nodes``).
     """
     check_int(max_depth, "max_depth", "tree_view", low=0)
     check_int(top_k, "top_k", "tree_view", low=1)
@@ -144,5 +150,7 @@ def build_tree_view(
                 if child_key in views and found[child_key][1] == depth + 1
             ),
             left_out=sum(child_key not in kept for child_key in visited_children[key]),
+            # Positions found and not kept are left only where the cap stopped the loop.
+            cut_by_max_nodes=key == root_key and bool(frontier),
         )
     return views[root_key]
