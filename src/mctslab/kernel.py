@@ -69,7 +69,8 @@ Put the functions in a :class:`Kernel` and the kernel on a
 :class:`State` subclass, which adds no attributes (``__slots__ = ()``: the
 position lives in the array alone, which is all a clone or a pickle copies)
 and gives the notation and the text of a position: ``_parse_notation(text) -> move id``
-(None when malformed; ``text`` comes lower-cased and stripped),
+(None when malformed; ``text`` comes lower-cased and stripped; notation is ASCII,
+and text with other characters is refused before it gets here),
 ``_format_move(move) -> str``, ``notation_help() -> str``,
 ``_end_reason(winner) -> str`` (``winner`` None for a draw) and
 ``__str__()``. Build positions as ``YourState(GameSpec(...), array)``.

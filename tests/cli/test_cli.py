@@ -496,6 +496,23 @@ def test_numbers_draws_at_most_tree_nodes_positions_and_says_so(tmp_path: Path) 
     assert "the 100 most visited positions (--tree-nodes)" in dot.read_text()
 
 
+def test_numbers_says_tree_nodes_cut_the_drawing_only_when_it_did(tmp_path: Path) -> None:
+    # This tree's snapshot holds 77 positions. Before, --tree-nodes 77 said "the 77 most
+    # visited positions (--tree-nodes)" of a drawing that left none out.
+    dot = tmp_path / "tree.dot"
+    for cap, said in (
+        ("77", "77 positions"),
+        ("76", "the 76 most visited positions (--tree-nodes)"),
+    ):
+        code, output = run(
+            "numbers", "--num-sims", "1000", "--levels", "1", "--seed", "1", "--tree", str(dot),
+            "--tree-nodes", cap,
+        )  # fmt: skip
+        assert code == 0, output
+        assert f"Search tree written to {dot}: {said}\n" in output
+        assert ("(--tree-nodes)" in dot.read_text()) == (cap == "76")
+
+
 def test_ctrl_c_stops_numbers_after_the_levels_decided(monkeypatch: pytest.MonkeyPatch) -> None:
     # The engine answers Ctrl-C by returning its best move so far; before, the command then
     # went on to the next level with a fresh budget, so a long run could not be stopped.

@@ -10,6 +10,7 @@ import pytest
 
 from mctslab import make
 from mctslab.core import MCTS, Budget, SearchConfig, count_nodes
+from mctslab.core.protocol import equal_only_to_itself
 from mctslab.games import ConformanceError, check_game
 from tests.core.toy_games import Bits, Nim
 
@@ -115,6 +116,13 @@ def test_a_state_without_eq_draws_the_tree_searched_from_it() -> None:
     engine.advance(1)
     with pytest.raises(ValueError, match="Bits does not define __eq__"):
         engine.tree_view(state)
+
+
+def test_a_state_equals_only_itself_where_its_class_defines_no_eq() -> None:
+    # The one rule the search and the tree snapshot both ask, kept in one place.
+    assert equal_only_to_itself(Bits())
+    assert not equal_only_to_itself(Nim([1, 2]))
+    assert not equal_only_to_itself(make("tictactoe"))  # its __eq__ inherited from State
 
 
 def test_the_state_searched_and_moved_on_since_has_no_tree() -> None:

@@ -20,12 +20,13 @@ import numpy as np
 import pytest
 from numba import njit
 
+import mctslab.kernel
 from mctslab import Budget, SearchConfig, make
 from mctslab.arena import play_games
 from mctslab.core import MCTS
 from mctslab.fast import FastMCTS
-from mctslab.games import ConformanceError, check_game
-from mctslab.games._base import list_moves
+from mctslab.games import ConformanceError, InvalidMoveError, check_game
+from mctslab.games._base import State, list_moves
 from mctslab.games._header import STATUS
 from mctslab.games.tictactoe import TicTacToeState
 from mctslab.kernel import (
@@ -60,6 +61,20 @@ def after(state: NimState, move: int) -> NimState:
 def test_the_readme_shows_the_example_word_for_word() -> None:
     code = Path(nim_kernel.__file__).read_text().split('"""', 2)[2].lstrip()
     assert f"```python\n{code}```" in README.read_text()
+
+
+def test_the_notation_hook_sees_ascii_text_alone_as_documented() -> None:
+    # Nim's hook reads digits with str.isdigit, which takes "\uff12" (a full-width 2) for
+    # one: parse_move refuses the text before the hook sees it. Before, the hook's
+    # documentation said only that text comes lower-cased and stripped.
+    for documented in (State._parse_notation.__doc__, mctslab.kernel.__doc__):
+        assert (
+            documented is not None and "notation is ascii" in " ".join(documented.split()).lower()
+        )
+    state = make_nim(3, 5)
+    with pytest.raises(InvalidMoveError, match="is not a move in nim"):
+        state.parse_move("\uff12:3")
+    assert state.move_to_str(state.parse_move(" 2:3 ")) == "2:3"
 
 
 @pytest.mark.parametrize("heaps", [(3, 5, 7), (1, 1), (15,), (4, 0, 9, 2)])

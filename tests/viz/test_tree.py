@@ -21,8 +21,8 @@ from tests.conftest import garbage_collector_off
 def test_the_root_box_shows_visits_but_no_value() -> None:
     # Values belong to the player who moved into a position; the root has none.
     pytest.importorskip("graphviz")
-    child = TreeView(visits=7, value=0.875, children=(), expanded=4)
-    root = TreeView(visits=10, value=0.0, children=(("+20", child),), expanded=4)
+    child = TreeView(visits=7, value=0.875, children=(), left_out=4)
+    root = TreeView(visits=10, value=0.0, children=(("+20", child),), left_out=3)
     source = tree_to_dot(root)
     assert 'n0 [label="root\\nvisits 10\\n(+3 more)"' in source
     assert 'n1 [label="visits 7\\nvalue 0.875\\n(+4 more)"' in source
@@ -33,10 +33,10 @@ def test_a_position_with_several_parents_is_one_box_with_an_arrow_from_each() ->
     # Before, it was drawn under each parent, with all it held below: a drawing of the
     # compiled engine's tree grew about fourfold a level.
     pytest.importorskip("graphviz")
-    shared = TreeView(visits=5, value=0.5, children=(), expanded=0)
-    first = TreeView(visits=6, value=0.5, children=(("-18", shared),), expanded=1)
-    second = TreeView(visits=4, value=0.5, children=(("+27", shared),), expanded=1)
-    root = TreeView(visits=10, value=0.0, children=(("+20", first), ("-30", second)), expanded=2)
+    shared = TreeView(visits=5, value=0.5, children=(), left_out=0)
+    first = TreeView(visits=6, value=0.5, children=(("-18", shared),), left_out=0)
+    second = TreeView(visits=4, value=0.5, children=(("+27", shared),), left_out=0)
+    root = TreeView(visits=10, value=0.0, children=(("+20", first), ("-30", second)), left_out=0)
     source = tree_to_dot(root, title="numbers\nthe 4 most visited")
     assert source.count('[label="visits 5\\n') == 1
     into = {move: box for box, move in re.findall(r"-> (n\d+) \[label=\"?([-+\d]+)", source)}
@@ -50,8 +50,8 @@ def test_moves_and_titles_are_drawn_as_they_are() -> None:
     # ending in a backslash left its quote open); a move named "" was labelled "root".
     pytest.importorskip("graphviz")
     moves = ("back\\", "x\\ly", "", "<b>")
-    leaf = TreeView(visits=1, value=0.5, children=(), expanded=0)
-    root = TreeView(visits=4, value=0.0, children=tuple((m, leaf) for m in moves), expanded=4)
+    leaf = TreeView(visits=1, value=0.5, children=(), left_out=0)
+    root = TreeView(visits=4, value=0.0, children=tuple((m, leaf) for m in moves), left_out=0)
     source = tree_to_dot(root, title="<C:\\>")
     assert r'label="<C:\\>"' in source
     for move in (r'"back\\"', r'"x\\ly"', '""', '"<b>"'):
@@ -98,7 +98,7 @@ def test_a_picture_that_cannot_be_written_raises_oserror_and_leaves_no_litter(
     pytest.importorskip("graphviz")
     if not shutil.which("dot"):
         pytest.skip("graphviz's dot is not installed")
-    view = TreeView(visits=1, value=0.0, children=(), expanded=0)
+    view = TreeView(visits=1, value=0.0, children=(), left_out=0)
     (tmp_path / "tree.svg").mkdir()
     with pytest.raises(OSError):
         render_tree(view, tmp_path / "tree.svg")

@@ -214,7 +214,7 @@ def _draw(
     view = engine.tree_view(state, max_depth=depth, top_k=top, max_nodes=most)
     drawn = view.count()
     # Said in the picture too: a drawing cut by --tree-nodes is not the top of the tree.
-    cut = f"the {drawn} most visited positions (--tree-nodes)" if drawn == most else ""
+    cut = f"the {drawn} most visited positions (--tree-nodes)" if view.cut_by_max_nodes else ""
     title = f"numbers game, level 0, {opt.counted(sims, 'simulation')}\n{cut}".strip()
     try:
         written = render_tree(view, path, title=title)

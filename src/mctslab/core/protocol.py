@@ -67,3 +67,9 @@ class GameState(Protocol):
     def clone(self) -> Self: ...
 
     def move_to_str(self, move: int) -> str: ...
+
+
+def equal_only_to_itself(state: object) -> bool:
+    """Whether ``state``'s class defines no ``__eq__`` of its own, so that no other object
+    equals it: tree reuse can find its position only in the very object searched."""
+    return type(state).__eq__ is object.__eq__

@@ -32,7 +32,7 @@ from mctslab.core.policies import (
     backpropagate,
     default_simulation,
 )
-from mctslab.core.protocol import GameSpecLike, GameState
+from mctslab.core.protocol import GameSpecLike, GameState, equal_only_to_itself
 from mctslab.core.result import MoveStats, SearchResult
 from mctslab.core.tree_view import MAX_VIEW_NODES, TreeView, build_tree_view, no_tree
 from mctslab.games._base import (
@@ -270,7 +270,7 @@ class MCTS:
             raise no_tree(self.config)
         # A class with its own __eq__ is asked, so that the very object searched, moved on
         # since, is refused; one without can only be the object searched.
-        if type(state).__eq__ is object.__eq__:
+        if equal_only_to_itself(state):
             searched = state is self._searched
         else:
             searched = state == self._root_state

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from mctslab._validation import check_int
 from mctslab.core.config import SearchConfig
-from mctslab.core.protocol import GameState
+from mctslab.core.protocol import GameState, equal_only_to_itself
 
 N = TypeVar("N")
 
@@ -24,7 +24,7 @@ def no_tree(config: SearchConfig, state: object = None) -> ValueError:
             "The engine keeps no search tree (its config has reuse_tree=False); "
             "search with reuse_tree=True to draw one."
         )
-    if state is not None and type(state).__eq__ is object.__eq__:
+    if state is not None and equal_only_to_itself(state):
         return ValueError(
             "There is no search tree for this position: a state other than the one searched "
             f"must compare equal to it, and {type(state).__name__} does not define __eq__ "
@@ -43,16 +43,24 @@ class TreeView:
     """A position of the snapshot: its visits and mean value (for the player who moved into it).
 
     ``children`` pairs the move into each child kept with the child's view,
-    most visited first; ``expanded`` is how many children the position has in
-    the tree. A position that the search reached by several move orders (the
-    compiled engine's transpositions, where the tree shares one node among
-    them) is one view, the child of each parent in the snapshot that reaches it.
+    most visited first; ``left_out`` is how many of the position's visited
+    children the snapshot does not hold at all. A position that the search
+    reached by several move orders (the compiled engine's transpositions, where
+    the tree shares one node among them) is one view, at the depth where the
+    snapshot first found it: the child of each parent one move above that
+    depth. A parent at another depth does not list it among its ``children``,
+    nor count it as left out.
+
+    ``cut_by_max_nodes`` is the snapshot's, so the root's alone (False below):
+    whether ``max_nodes`` left out positions that ``max_depth`` and ``top_k``
+    would have kept.
     """
 
     visits: int
     value: float
     children: tuple[tuple[str, TreeView], ...]
-    expanded: int
+    left_out: int
+    cut_by_max_nodes: bool = False
 
     def count(self) -> int:
         """Positions in this snapshot, each counted once."""
@@ -85,7 +93,8 @@ def build_tree_view(
     visited children are kept, the ``top_k`` most visited of each position,
     down to ``max_depth`` moves, and of those the ``max_nodes`` most visited
     positions: a search spends its visits on a few lines, which the snapshot
-    follows as deep as they go before it shows the rarely visited ones.
+    follows as deep as they go before it shows the rarely visited ones. The
+    snapshot says whether that cap left any out (``cut_by_max_nodes``).
     """
     check_int(max_depth, "max_depth", "tree_view", low=0)
     check_int(top_k, "top_k", "tree_view", low=1)
@@ -101,16 +110,16 @@ def build_tree_view(
     found: dict[Hashable, tuple[N, int]] = {root_key: (root, 0)}
     states = {root_key: root_state}
     frontier = [(-stats(root)[1], 0, root_key)]
-    kept: list[Hashable] = []
+    kept: set[Hashable] = set()
     edges: dict[Hashable, list[tuple[str, Hashable]]] = {}
-    expanded: dict[Hashable, int] = {}
+    visited_children: dict[Hashable, list[Hashable]] = {}
     while frontier and len(kept) < max_nodes:
         key = heapq.heappop(frontier)[2]
         node, depth = found[key]
         state = states.pop(key)
-        kept.append(key)
+        kept.add(key)
         below = [child for child in children(node) if stats(child)[1] > 0]
-        expanded[key] = len(below)
+        visited_children[key] = [position(child) for child in below]
         edges[key] = []
         if depth == max_depth:
             continue
@@ -140,6 +149,8 @@ def build_tree_view(
                 for move, child_key in edges[key]
                 if child_key in views and found[child_key][1] == depth + 1
             ),
-            expanded=expanded[key],
+            left_out=sum(child_key not in kept for child_key in visited_children[key]),
+            # Positions found and not kept are left only where the cap stopped the loop.
+            cut_by_max_nodes=key == root_key and bool(frontier),
         )
     return views[root_key]

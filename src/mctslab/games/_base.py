@@ -527,7 +527,11 @@ class State:
 
     # -- what each game supplies ---------------------------------------------
     def _parse_notation(self, text: str) -> int | None:
-        """The move id for lower-cased, stripped ``text``, or None if malformed."""
+        """The move id for lower-cased, stripped ``text``, or None if malformed.
+
+        Notation is ASCII: :meth:`parse_move` refuses text with other characters
+        before it gets here, so ``str.isdigit`` and the like see ASCII alone.
+        """
         raise self._missing("_parse_notation(self, text: str) -> int | None")
 
     def _format_move(self, move: int) -> str:

@@ -27,11 +27,14 @@ def tree_to_dot(view: TreeView, *, title: str = "") -> str:
     """DOT source for ``view``: one box per position with its visits and mean value.
 
     Each arrow is labelled with its move, and drawn thicker for more visited
-    children; a position whose children were cut from the snapshot says how
-    many it has. The root shows no value: values belong to the player who
-    moved into a position. A position reached by several move orders (the
-    compiled engine's transpositions) is one box with an arrow from each
-    parent drawn, so the visits below a box can add up to more than its own.
+    children; a position with children the snapshot left out says how many
+    (``TreeView.left_out``). The root shows no value: values belong to the
+    player who moved into a position. A position reached by several move
+    orders (the compiled engine's transpositions) is one box, at the depth
+    (moves from the root) where the snapshot first found it, with an arrow from
+    each of its parents drawn one move above that depth, so the visits below a
+    box can add up to more than its own; a parent drawn at another depth has
+    no arrow to it, nor counts it as more.
     ``title`` is shown above the tree, a line for each of its lines.
     """
     graphviz = require_graphviz()
@@ -52,9 +55,8 @@ def tree_to_dot(view: TreeView, *, title: str = "") -> str:
             label = f"root\\nvisits {node.visits}"
         else:
             label = f"visits {node.visits}\\nvalue {node.value:.3f}"
-        hidden = node.expanded - len(node.children)
-        if hidden > 0:
-            label += f"\\n(+{hidden} more)"
+        if node.left_out > 0:
+            label += f"\\n(+{node.left_out} more)"
         shade = 95 - int(45 * node.visits / root_visits)
         graph.node(name, label=label, fillcolor=f"0.6 0.35 {shade / 100:.2f}")
         for move, child in node.children:
