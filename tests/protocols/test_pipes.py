@@ -222,6 +222,35 @@ def test_closing_an_engine_stops_the_processes_it_started(monkeypatch: pytest.Mo
         pytest.fail("the engine behind the wrapper outlived close()")
 
 
+def test_an_engine_is_killed_with_its_group_before_it_is_reaped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A wrapper that exits at once, leaving its engine behind. close() reaped the wrapper
+    # before it killed the group: once reaped, the wrapper's pid, the group's id, may be
+    # given to another process group (once the group is empty), which the kill would hit.
+    kill_group = os.killpg
+    leader_when_killed: list[str] = []
+
+    def killpg(group: int, sig: int) -> None:
+        try:
+            flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+            exited = os.waitid(os.P_PID, group, flags) is not None
+            leader_when_killed.append("exited" if exited else "running")
+        except ChildProcessError:
+            leader_when_killed.append("reaped")
+        kill_group(group, sig)
+
+    monkeypatch.setattr(_process.os, "killpg", killpg)
+    engine = _process.EngineProcess(["sh", "-c", "sleep 60 & echo $!"], "GTP")
+    child = int(engine.receive(10, "its start"))
+    os.waitid(os.P_PID, engine._process.pid, os.WEXITED | os.WNOWAIT)  # the wrapper has exited
+    engine.close()
+    assert leader_when_killed == ["exited"]
+    if not exited_within(5, child):
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the engine left behind by its wrapper outlived close()")
+
+
 #: Each protocol's engine that never answers a move in time (its name is its process id),
 #: with a game for it.
 SLOW_ENGINES = {
