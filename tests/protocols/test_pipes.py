@@ -4,7 +4,6 @@ end when the client is done with them."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import queue
 import re
@@ -16,7 +15,6 @@ import textwrap
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -26,7 +24,7 @@ from mctslab.games import make
 from mctslab.players import MCTSPlayer, Player, RandomPlayer
 from mctslab.protocols import GomocupEnginePlayer, GTPEnginePlayer, NBoardEnginePlayer, _process
 from mctslab.protocols._process import program_name, read_lines
-from tests.protocols.helpers import mctslab_command, play_game, scripted
+from tests.protocols.helpers import exited_within, mctslab_command, play_game, scripted
 
 
 def mcts(iterations: int, seed: int) -> MCTSPlayer:
@@ -189,21 +187,6 @@ def wrapped(command: list[str]) -> list[str]:
     """``command`` run by a shell script that waits for it, as a wrapper script does (run.sh,
     wine); ``exit`` keeps the shell there, which would otherwise exec a last command."""
     return ["sh", "-c", f"{shlex.join(command)}; exit $?"]
-
-
-def exited_within(seconds: float, pid: int) -> bool:
-    """Whether process ``pid`` is gone, or exited and waiting to be reaped, within ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        with contextlib.suppress(OSError):  # gone meanwhile, or no /proc (not Linux)
-            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                return True
-        time.sleep(0.05)
-    return False
 
 
 def test_closing_an_engine_stops_the_processes_it_started(monkeypatch: pytest.MonkeyPatch) -> None:
