@@ -33,7 +33,7 @@ from mctslab.core import Budget, SearchConfig
 from mctslab.games import make
 from mctslab.players import MCTSPlayer
 from mctslab.protocols import EngineError, EngineResignedError, EngineTimeoutError
-from tests.protocols.helpers import scripted
+from tests.protocols.helpers import exited_within, scripted
 
 runner = CliRunner()
 MCTS = "mcts:engine=python,iterations=200"  # canonical: keys sorted
@@ -233,6 +233,39 @@ def test_ctrl_c_stops_a_pool_run_and_says_how_to_resume(tmp_path: Path) -> None:
     _, games = read(out)
     assert 1 <= len(games) < 40
     assert len({g["index"] for g in games}) == len(games)
+
+
+def test_ctrl_c_stops_a_pool_run_with_its_external_engines(tmp_path: Path) -> None:
+    # The terminated workers died without closing their players, leaving the engines
+    # running under init. Each engine, thinking for a minute over every move, adds its
+    # pid to a file (exec keeps the shell's pid).
+    pids = tmp_path / "pids"
+    slow = scripted(("(\\d+) genmove", ["SLEEP 60"]), ("(\\d+) .*", [r"=\1", ""]))
+    engine = ["sh", "-c", f'echo $$ >> {shlex.quote(str(pids))}; exec "$0" "$@"', *slow]
+    args = [
+        "arena", "tictactoe", "--player", f"engine:gtp={shlex.join(engine)}",
+        "--player", "random", "--games", "4", "--workers", "2",
+        "--out", str(tmp_path / "run.jsonl"),
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        [str(Path(sys.executable).parent / "mctslab"), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        if pids.exists() and pids.read_text().count("\n") >= 2:
+            break
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=30)
+    assert process.returncode == 130, output
+    engines = [int(pid) for pid in pids.read_text().split()]
+    left = [pid for pid in engines if not exited_within(5, pid)]
+    for pid in left:  # nothing is left behind
+        os.kill(pid, signal.SIGKILL)
+    assert len(engines) == 2 and not left, f"engines left running: {left}"
 
 
 def test_a_different_match_is_refused(tmp_path: Path) -> None:

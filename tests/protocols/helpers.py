@@ -1,9 +1,13 @@
-"""Shared by the protocol tests: commands for real and scripted engines, and a game loop."""
+"""Shared by the protocol tests: commands for real and scripted engines, a check that a
+process has exited, and a game loop."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -27,6 +31,21 @@ def scripted(*rules: tuple[str, Sequence[str]], newline: str = "\n") -> list[str
     each reply ended by ``newline``."""
     rules_json = json.dumps([list(rule) for rule in rules])
     return [sys.executable, str(SCRIPTED_ENGINE), rules_json, newline]
+
+
+def exited_within(seconds: float, pid: int) -> bool:
+    """Whether process ``pid`` is gone, or exited and waiting to be reaped, within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        with contextlib.suppress(OSError):  # gone meanwhile, or no /proc (not Linux)
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return True
+        time.sleep(0.05)
+    return False
 
 
 def play_game(state: State, players: Sequence[Player]) -> list[int]:

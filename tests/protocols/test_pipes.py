@@ -4,7 +4,6 @@ end when the client is done with them."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import queue
 import re
@@ -16,7 +15,6 @@ import textwrap
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -26,7 +24,7 @@ from mctslab.games import make
 from mctslab.players import MCTSPlayer, Player, RandomPlayer
 from mctslab.protocols import GomocupEnginePlayer, GTPEnginePlayer, NBoardEnginePlayer, _process
 from mctslab.protocols._process import program_name, read_lines
-from tests.protocols.helpers import mctslab_command, play_game, scripted
+from tests.protocols.helpers import exited_within, mctslab_command, play_game, scripted
 
 
 def mcts(iterations: int, seed: int) -> MCTSPlayer:
@@ -191,21 +189,6 @@ def wrapped(command: list[str]) -> list[str]:
     return ["sh", "-c", f"{shlex.join(command)}; exit $?"]
 
 
-def exited_within(seconds: float, pid: int) -> bool:
-    """Whether process ``pid`` is gone, or exited and waiting to be reaped, within ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        with contextlib.suppress(OSError):  # gone meanwhile, or no /proc (not Linux)
-            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                return True
-        time.sleep(0.05)
-    return False
-
-
 def test_an_engine_that_dies_is_reported_with_all_its_last_words(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -239,6 +222,35 @@ def test_closing_an_engine_stops_the_processes_it_started(monkeypatch: pytest.Mo
     if not exited_within(5, pid):
         os.kill(pid, signal.SIGKILL)  # nothing is left behind
         pytest.fail("the engine behind the wrapper outlived close()")
+
+
+def test_an_engine_is_killed_with_its_group_before_it_is_reaped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A wrapper that exits at once, leaving its engine behind. close() reaped the wrapper
+    # before it killed the group: once reaped, the wrapper's pid, the group's id, may be
+    # given to another process group (once the group is empty), which the kill would hit.
+    kill_group = os.killpg
+    leader_when_killed: list[str] = []
+
+    def killpg(group: int, sig: int) -> None:
+        try:
+            flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+            exited = os.waitid(os.P_PID, group, flags) is not None
+            leader_when_killed.append("exited" if exited else "running")
+        except ChildProcessError:
+            leader_when_killed.append("reaped")
+        kill_group(group, sig)
+
+    monkeypatch.setattr(_process.os, "killpg", killpg)
+    engine = _process.EngineProcess(["sh", "-c", "sleep 60 & echo $!"], "GTP")
+    child = int(engine.receive(10, "its start"))
+    os.waitid(os.P_PID, engine._process.pid, os.WEXITED | os.WNOWAIT)  # the wrapper has exited
+    engine.close()
+    assert leader_when_killed == ["exited"]
+    if not exited_within(5, child):
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the engine left behind by its wrapper outlived close()")
 
 
 #: Each protocol's engine that never answers a move in time (its name is its process id),

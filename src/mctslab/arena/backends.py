@@ -64,9 +64,16 @@ class InProcess:
                 yield play_game(task, interrupted=interrupted)
 
 
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    """Unwind a terminated worker, so that its game closes its players: a worker that
+    died at once would leave an external engine running (under init) with its processes."""
+    raise SystemExit(128 + signum)
+
+
 def _worker(tasks: Any, results: Any, parent: int) -> None:
     """A pool worker: play tasks until told to stop or orphaned; Ctrl-C is the parent's."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     while True:
         try:
             task = tasks.get(timeout=_WORKER_IDLE_CHECK)
@@ -85,7 +92,8 @@ class ProcessPool:
     The processes are started with "spawn" (safe alongside the progress
     display's thread) and are not daemons, so a player may start processes
     of its own (``mcts:workers=N``). They ignore Ctrl-C: the main process
-    catches it and terminates them.
+    catches it and terminates them, and a terminated worker closes its
+    players first, so that an external engine is killed with its processes.
     """
 
     def __init__(self, workers: int) -> None:

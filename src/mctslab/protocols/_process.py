@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -29,6 +30,8 @@ CLOSE_GRACE = 2.0
 MOVE_GRACE = 2.0
 #: The most bytes read from an engine's pipe at once (a read takes what has arrived).
 READ_SIZE = 65536
+#: Seconds between checks of whether an engine has exited (it is not reaped meanwhile).
+_EXIT_POLL = 0.01
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
@@ -131,7 +134,7 @@ class EngineProcess:
 
     @property
     def alive(self) -> bool:
-        return self._process.poll() is None
+        return not self._exited_within(0.0)
 
     def send(self, line: str, newline: str = "\n") -> None:
         """Write one line to the engine (flushed)."""
@@ -166,14 +169,12 @@ class EngineProcess:
     def failure(self, what: str) -> EngineError:
         """An error saying the engine ``what``, with its exit status and last words; the
         engine is killed if it has not exited."""
-        try:
-            code = self._process.wait(timeout=0.5)
-            status = f" (it exited with status {code})"
-            # Its last words may still be on their way through the pipe: read them all.
-            self._stderr_reader.join(timeout=0.5)
-        except subprocess.TimeoutExpired:
-            status = ""
-        return self._given_up(EngineError(f"The {self.label} {what}{status}." + self._context()))
+        exited = self._exited_within(0.5)
+        self.kill()
+        status = f" (it exited with status {self._process.returncode})" if exited else ""
+        # Its last words may still be on their way through the pipe: read them all.
+        self._stderr_reader.join(timeout=0.5)
+        return EngineError(f"The {self.label} {what}{status}." + self._context())
 
     def protocol_error(self, line: str, expected: str) -> EngineError:
         """An error for a line that the protocol does not allow here; the engine is killed."""
@@ -199,15 +200,14 @@ class EngineProcess:
                 self._process.stdin.close()
         except OSError:
             pass
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self._process.wait(timeout=CLOSE_GRACE)
+        self._exited_within(CLOSE_GRACE)
         self.kill()
 
     def kill(self) -> None:
-        """Kill the engine at once, with every process it started."""
+        """Kill the engine at once, with every process it started, then reap it."""
         if not self._killed:
-            # Signalled once only: once its processes are gone, the group's id may be
-            # given to another process group, which must not be signalled.
+            # Signalled once only, and before the engine is reaped: until then its pid, the
+            # group's id, cannot be given to another process group, which must not be signalled.
             self._killed = True
             if sys.platform == "win32":  # no process groups: the engine alone
                 self._process.kill()
@@ -216,6 +216,24 @@ class EngineProcess:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(self._process.pid, signal.SIGKILL)
         self._process.wait()
+
+    def _exited_within(self, seconds: float) -> bool:
+        """Whether the engine has exited, waiting up to ``seconds`` for it. On POSIX it is
+        left unreaped (a zombie, which Popen's poll and wait would reap), so that kill()
+        still signals its group, not another group given its pid."""
+        if sys.platform == "win32":  # no process groups: reaping is harmless
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._process.wait(timeout=seconds)
+            return self._process.returncode is not None
+        deadline = time.monotonic() + seconds
+        while self._process.returncode is None:  # None until kill() reaps it
+            flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+            if os.waitid(os.P_PID, self._process.pid, flags) is not None:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(_EXIT_POLL)
+        return True
 
     def _given_up(self, error: EngineError) -> EngineError:
         """``error``, once the engine is killed: out of step with its protocol, it would
