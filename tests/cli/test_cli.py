@@ -17,7 +17,6 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import pytest
@@ -36,6 +35,7 @@ from mctslab.players.random_player import RandomPlayer
 from mctslab.records import load_record
 from tests.conftest import OTHELLO_WHITE_MUST_PASS, load_data
 from tests.core.tictactoe_minimax import move_values, position
+from tests.ctrl_c import CtrlCInTheLoop
 from tests.protocols.helpers import scripted
 
 runner = CliRunner()
@@ -540,29 +540,8 @@ def test_ctrl_c_in_a_compiled_search_stops_numbers(monkeypatch: pytest.MonkeyPat
     # loop's function arguments, and the command ended in numba's TypeError (status 1)
     # instead of "Interrupted at level N." (tests/fast/test_budget.py sends it at every
     # point of such a call). Here it is sent at points spread over level 1's first call.
-    from mctslab.fast import _engine
-
-    loop = _engine.search_loop
-    calls = 0
-    send_at: int | None = None
     level_1 = False
-
-    def count_calls(frame: FrameType, event: str, arg: Any) -> None:
-        nonlocal calls
-        if event == "call":
-            calls += 1
-            if calls == send_at:
-                os.kill(os.getpid(), signal.SIGINT)
-
-    def level_1_first_chunk_traced(*args: Any) -> Any:
-        if not level_1 or calls:
-            return loop(*args)
-        sys.setprofile(count_calls)
-        try:
-            return loop(*args)
-        finally:
-            sys.setprofile(None)
-
+    ctrl_c = CtrlCInTheLoop(monkeypatch, lambda: level_1)
     enter = Thinking.__enter__
 
     def start_level(self: Thinking) -> Thinking:
@@ -570,13 +549,13 @@ def test_ctrl_c_in_a_compiled_search_stops_numbers(monkeypatch: pytest.MonkeyPat
         level_1 = level_1 or self._who == "Level 1"
         return enter(self)
 
-    monkeypatch.setattr(_engine, "search_loop", level_1_first_chunk_traced)
     monkeypatch.setattr(Thinking, "__enter__", start_level)
     numbers = ["numbers", "--num-sims", "2000", "--levels", "3", "--seed", "1"]
     assert run(*numbers)[0] == 0
-    made = calls
+    made = ctrl_c.calls
     for send_at in range(1, made + 1, made // 20):
-        calls, level_1 = 0, False
+        ctrl_c.again(send_at)
+        level_1 = False
         code, output = run(*numbers)
         assert (code, output.splitlines()[-1]) == (130, "Interrupted at level 1."), (
             send_at,

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import threading
-from types import FrameType
-from typing import Any
 
 import pytest
 
@@ -17,6 +14,7 @@ from mctslab.core import DEFAULT_ITERATIONS, Budget, SearchConfig
 from mctslab.fast import BYTES_PER_NODE, FastMCTS, _engine, bytes_per_node
 from mctslab.games.countdown import solve
 from tests.core.tictactoe_minimax import best_moves, position
+from tests.ctrl_c import CtrlCInTheLoop
 
 
 def engine(**kwargs: object) -> FastMCTS:
@@ -147,44 +145,25 @@ def test_ctrl_c_anywhere_in_a_call_of_the_compiled_loop_stops_the_search(
     # ("_get_wrapper_address() missing 1 required positional argument: 'sig'"), which
     # `mctslab numbers` printed as a traceback. Ctrl-C is sent here at each Python call
     # the first chunk's call of the loop makes.
-    loop = _engine.search_loop
-    calls = 0
-    send_at: int | None = None
-
-    def count_calls(frame: FrameType, event: str, arg: Any) -> None:
-        nonlocal calls
-        if event == "call":
-            calls += 1
-            if calls == send_at:
-                os.kill(os.getpid(), signal.SIGINT)
-
-    def first_chunk_traced(*args: Any) -> Any:
-        if calls:  # the first chunk was traced
-            return loop(*args)
-        sys.setprofile(count_calls)
-        try:
-            return loop(*args)
-        finally:
-            sys.setprofile(None)
-
-    monkeypatch.setattr(_engine, "search_loop", first_chunk_traced)
+    ctrl_c = CtrlCInTheLoop(monkeypatch)
     mcts = engine()
     budget = Budget(iterations=2 * _engine.FIRST_CHUNK)
     assert mcts.search(position(""), budget).stopped_by == "iterations"
-    made = calls
+    made = ctrl_c.calls
     assert made > 100  # numba's dispatcher works in Python
     # Each search stops after the chunk under way, whose call goes through whole.
     stopped = ("stopped", _engine.FIRST_CHUNK, made)
     wrong: dict[int, object] = {}
     for send_at in range(1, made + 1):
-        calls = 0
+        ctrl_c.again(send_at)
         try:
             result = mcts.search(position(""), budget)
         except Exception as error:  # named with the point it was sent at
             wrong[send_at] = error
         else:
-            if (result.stopped_by, result.simulations, calls) != stopped:
-                wrong[send_at] = (result.stopped_by, result.simulations, calls)
+            outcome = (result.stopped_by, result.simulations, ctrl_c.calls)
+            if outcome != stopped:
+                wrong[send_at] = outcome
     assert not wrong, repr(wrong)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
