@@ -60,7 +60,6 @@ def test_play_continues_a_loaded_game(tmp_path: Path, monkeypatch: pytest.Monkey
     record_saved = load_record(saved.read_text())
     assert record_saved.notation() == ["a1", "a2", "b2", "b3", "c3"]
     assert record_saved.tags["X"] == "you" and record_saved.tags["Result"] == "1-0"
-    assert (tmp_path / "start.txt").read_text() == record  # --save named another file
 
 
 def test_undo_takes_back_loaded_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -69,26 +68,6 @@ def test_undo_takes_back_loaded_moves(tmp_path: Path, monkeypatch: pytest.Monkey
     output, saved = _play_loaded(record, "undo\nundo\nquit\n", tmp_path, monkeypatch)
     assert "no move of yours" not in output
     assert load_record(saved.read_text()).notation() == []  # X's b2 and a1 taken back
-
-
-def test_a_loaded_game_goes_back_to_its_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Before, the file was left as it was, and a bare "save" wrote mctslab-tictactoe.txt.
-    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
-    monkeypatch.chdir(tmp_path)
-    loaded = tmp_path / "g2.txt"
-    loaded.write_text("tictactoe\na1 a2\n")
-    code, output = run(
-        "play", "--load", str(loaded), "--iterations", "50", "--engine", "python",
-        "--seed", "1", input="b2\nsave\nquit\n",
-    )  # fmt: skip
-    assert code == 0, output
-    assert output.count(f"Game record saved to {loaded}.") == 2  # by "save", then at the end
-    assert not (tmp_path / "mctslab-tictactoe.txt").exists()
-    record = load_record(loaded.read_text())
-    assert record.notation()[:3] == ["a1", "a2", "b2"] and len(record.moves) == 4
-    assert record.tags["Result"] == "*"
 
 
 def test_quitting_saves_the_unfinished_game(

@@ -50,16 +50,14 @@ def play(
     load: Annotated[
         Path | None,
         typer.Option(
-            help="Continue the game in this record (see docs/records.md); the game is saved "
-            "back to it, unless --save names another file.",
-            dir_okay=False,
+            help="Continue the game in this record (see docs/records.md).", dir_okay=False
         ),
     ] = None,
     save: Annotated[
         Path | None,
         typer.Option(
             help="Write the game's record here when it ends or is stopped (checked, and its "
-            "folder made, before the game); by default a --load game goes back to its file.",
+            "folder made, before the game).",
             dir_okay=False,
         ),
     ] = None,
@@ -97,10 +95,8 @@ def play(
     if state.spec.num_players != 2:
         name = state.spec.name
         opt.fail(f"{name} is a one-player game: 'mctslab {name}' plays it.")
-    # A game continued from a record goes back to it, as a document goes back to its file.
-    record_path = save if save is not None else load
-    if record_path is not None:
-        _records.check_writable(record_path)
+    if save is not None:
+        _records.check_writable(save)
     no_terminal = not ai_vs_ai and not opt.stdin_is_terminal()
     human = None if ai_vs_ai or no_terminal else (1 if ai_first else 0)
     with contextlib.ExitStack() as players:
@@ -118,13 +114,13 @@ def play(
             workers,
         )
         players.callback(ai.close)
-        session = _Game(state, ai, human, other, initial, prefix, record_path)
+        session = _Game(state, ai, human, other, initial, prefix, save)
         try:
             with noticing_ctrl_c() as interrupted:
                 session.run(interrupted)
         finally:
-            if record_path is not None:
-                _records.write(record_path, initial, session.moves, session.tags())
+            if save is not None:
+                _records.write(save, initial, session.moves, session.tags())
 
 
 def _opponent(spec: str | None, seed: int | None, state: State) -> Player | None:
@@ -193,8 +189,7 @@ class _Game:
         #: The game's first position, and every move since (those loaded or given too):
         #: ``state`` is where they lead.
         self.initial, self.moves = initial, list(moves)
-        #: Where the game is written at its end (and by the in-game save by default):
-        #: --save's file, else the --load one.
+        #: Where --save writes the game at its end (and the in-game save by default).
         self.save_path = save_path
         self.state = state
         self.ai = ai
@@ -383,8 +378,7 @@ class _Game:
         self._show()
 
     def _save(self, path: Path | None) -> None:
-        """The game so far to ``path``: by default the game's own file (--save's, else the
-        --load one), else mctslab-GAME.txt here."""
+        """The game so far to ``path``: by default --save's, else mctslab-GAME.txt here."""
         path = path or self.save_path or Path(f"mctslab-{self.state.spec.name}.txt")
         refused = _records.not_a_record(path)
         try:
