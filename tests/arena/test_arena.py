@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import queue
 import shlex
 import signal
 import socket
@@ -906,3 +907,24 @@ def test_ray_backend_plays_the_same_games(tmp_path: Path) -> None:
     assert without_times(read(tmp_path / "ray.jsonl")[1]) == without_times(
         read(tmp_path / "local.jsonl")[1]
     )
+
+
+def test_a_worker_told_to_stop_takes_no_more_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Numba's dispatcher makes a TypeError of any exception, SIGTERM's SystemExit too, which
+    # the game's task then catches: before, the worker went on to the next task, and the
+    # pool, which waited for it without end, hung after Ctrl-C.
+    from mctslab.arena import backends
+
+    def told_mid_game(task: object) -> dict[str, Any]:
+        backends._Terminated.told = True  # as _exit_on_sigterm does before raising
+        return {"type": "error", "index": 0}
+
+    monkeypatch.setattr(backends, "run_task", told_mid_game)
+    monkeypatch.setattr(backends._Terminated, "told", False)
+    monkeypatch.setattr(backends.signal, "signal", lambda *args: None)  # this process's own
+    tasks: queue.Queue[object] = queue.Queue()
+    results: queue.Queue[object] = queue.Queue()
+    for task in ("first", "second", None):
+        tasks.put(task)
+    backends._worker(tasks, results, os.getppid())
+    assert results.qsize() == 1 and tasks.qsize() == 2

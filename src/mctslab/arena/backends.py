@@ -64,9 +64,26 @@ class InProcess:
                 yield play_game(task, interrupted=interrupted)
 
 
+#: Seconds the pool waits for a terminated worker to close its players (an external
+#: engine's farewell and grace included) before it kills the worker.
+_WORKER_EXIT_SECONDS = 10.0
+
+
+class _Terminated:
+    """Whether this worker was told to stop (SIGTERM)."""
+
+    told = False
+
+
 def _exit_on_sigterm(signum: int, frame: object) -> None:
     """Unwind a terminated worker, so that its game closes its players: a worker that
-    died at once would leave an external engine running (under init) with its processes."""
+    died at once would leave an external engine running (under init) with its processes.
+
+    The SystemExit may land where it is turned into another error (numba's dispatcher
+    makes one of any exception) that the game's task catches, so the worker also
+    remembers that it was told to stop.
+    """
+    _Terminated.told = True
     raise SystemExit(128 + signum)
 
 
@@ -74,7 +91,7 @@ def _worker(tasks: Any, results: Any, parent: int) -> None:
     """A pool worker: play tasks until told to stop or orphaned; Ctrl-C is the parent's."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
-    while True:
+    while not _Terminated.told:
         try:
             task = tasks.get(timeout=_WORKER_IDLE_CHECK)
         except queue.Empty:
@@ -139,7 +156,10 @@ class ProcessPool:
             for process in processes:
                 process.terminate()
             for process in processes:
-                process.join()
+                process.join(_WORKER_EXIT_SECONDS)
+                if process.is_alive():  # stuck where no signal handler runs
+                    process.kill()
+                    process.join()
             task_queue.close()
             result_queue.close()
 
