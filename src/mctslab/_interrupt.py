@@ -5,7 +5,8 @@ so far (an anytime search), so a caller that must stop altogether (the
 arena's run, ``mctslab play``) cannot rely on the KeyboardInterrupt reaching
 it: it asks :func:`noticing_ctrl_c`'s flag after each search instead. The
 compiled engine turns Ctrl-C into its stop event while it searches
-(:func:`ctrl_c_sets`), and calls such a caller's handler once it has stopped.
+(:func:`ctrl_c_sets`), and calls such a caller's handler once it has stopped,
+so that the flag is set and the search still returns.
 """
 
 from __future__ import annotations
@@ -66,4 +67,7 @@ def ctrl_c_sets(event: threading.Event) -> Iterator[None]:
     finally:
         signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
     if event.is_set() and callable(previous) and previous is not signal.default_int_handler:
-        previous(signal.SIGINT, None)
+        # The caller's handler records the Ctrl-C; the KeyboardInterrupt it raises would
+        # throw away the search's best move, which the engines return (anytime search).
+        with contextlib.suppress(KeyboardInterrupt):
+            previous(signal.SIGINT, None)

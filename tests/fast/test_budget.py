@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from mctslab import SearchResult, make
+from mctslab._interrupt import noticing_ctrl_c
 from mctslab._validation import physical_mib
 from mctslab.core import DEFAULT_ITERATIONS, Budget, SearchConfig
 from mctslab.fast import BYTES_PER_NODE, FastMCTS, _engine, bytes_per_node
@@ -166,6 +167,23 @@ def test_ctrl_c_anywhere_in_a_call_of_the_compiled_loop_stops_the_search(
                 wrong[send_at] = outcome
     assert not wrong, repr(wrong)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_under_a_callers_handler_returns_the_search_and_tells_the_caller(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The commands' and the arena's handler notes Ctrl-C and raises; called once the
+    # search had stopped, its KeyboardInterrupt threw the search's best move away.
+    ctrl_c = CtrlCInTheLoop(monkeypatch)
+    mcts = engine()
+    budget = Budget(iterations=2 * _engine.FIRST_CHUNK)
+    for _ in range(2):  # the calls of a call once the loop is compiled and warm
+        ctrl_c.again(None)
+        mcts.search(position(""), budget)
+    ctrl_c.again(ctrl_c.calls // 2)
+    with noticing_ctrl_c() as pressed:
+        result = mcts.search(position(""), budget)
+    assert result.stopped_by == "stopped" and pressed()
 
 
 def test_a_memory_budget_holds_the_transposition_table_as_it_grows() -> None:
