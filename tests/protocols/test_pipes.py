@@ -189,6 +189,19 @@ def wrapped(command: list[str]) -> list[str]:
     return ["sh", "-c", f"{shlex.join(command)}; exit $?"]
 
 
+def test_without_waitid_an_engine_is_still_killed_with_its_group(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # macOS before Python 3.13 has no os.waitid: every engine client raised AttributeError.
+    monkeypatch.delattr(os, "waitid", raising=False)
+    monkeypatch.setattr(_process, "CLOSE_GRACE", 0.2)
+    engine = _process.EngineProcess(["sh", "-c", "sleep 60 & echo $!; wait"], "GTP engine")
+    child = int(engine.receive(5.0, "its child's pid"))
+    assert engine.alive
+    engine.close()
+    assert not engine.alive and exited_within(5, child)
+
+
 def test_an_engine_that_dies_is_reported_with_all_its_last_words(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -224,6 +237,7 @@ def test_closing_an_engine_stops_the_processes_it_started(monkeypatch: pytest.Mo
         pytest.fail("the engine behind the wrapper outlived close()")
 
 
+@pytest.mark.skipif(not hasattr(os, "waitid"), reason="no os.waitid (macOS before 3.13)")
 def test_an_engine_is_killed_with_its_group_before_it_is_reaped(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

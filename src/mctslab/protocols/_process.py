@@ -221,14 +221,19 @@ class EngineProcess:
         """Whether the engine has exited, waiting up to ``seconds`` for it. On POSIX it is
         left unreaped (a zombie, which Popen's poll and wait would reap), so that kill()
         still signals its group, not another group given its pid."""
-        if sys.platform == "win32":  # no process groups: reaping is harmless
+        if not hasattr(os, "waitid"):
+            # Windows has no process groups, so reaping is harmless; macOS before Python
+            # 3.13 has no waitid, and there the group is signalled after reaping, as it was.
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._process.wait(timeout=seconds)
             return self._process.returncode is not None
         deadline = time.monotonic() + seconds
         while self._process.returncode is None:  # None until kill() reaps it
             flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
-            if os.waitid(os.P_PID, self._process.pid, flags) is not None:
+            try:
+                if os.waitid(os.P_PID, self._process.pid, flags) is not None:
+                    return True
+            except ChildProcessError:  # reaped already (SIGCHLD ignored, say): gone
                 return True
             if time.monotonic() >= deadline:
                 return False
