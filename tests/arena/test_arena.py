@@ -382,6 +382,10 @@ def test_a_sweep_gains_values_in_its_default_record(
                  "--sweep", "iterations=10,20")[0] == 0  # fmt: skip
     assert len(list(tmp_path.glob("arena-tictactoe-*.jsonl"))) == 4
     assert len(read(record)[1]) == 8
+    # A sweep that left the record's values at 10,20 is a match of its own: before, it
+    # met the record named by 10,20 (which gained 40 and 80) and was refused.
+    assert arena(*args, "--sweep", "iterations=10,20,30")[0] == 0
+    assert len(list(tmp_path.glob("arena-tictactoe-*.jsonl"))) == 5
 
 
 def test_process_pool_plays_the_same_games(tmp_path: Path) -> None:

@@ -49,19 +49,35 @@ def default_path(game: str, identity: dict[str, Any], seed: int | None) -> Path:
     """``arena-<game>-<digest>.jsonl``: the same command finds its own record again.
 
     A sweep may gain values at the end of its list and play them into its
-    record: where no record of the whole list is there, the record of its
-    longest leading part that is there is the sweep's, named by that part
-    (:meth:`RunRecord.open` checks that it is). Sweeps of other values get
-    records of their own.
+    record: where no record of the whole list is there, the record named by
+    its longest leading part whose values (perhaps gained since) still lead
+    the list is the sweep's. Sweeps of other values get records of their own;
+    a sweep shorter than the record named by it is refused by
+    :meth:`RunRecord.open` (name another record with ``--out``).
     """
+    own = _digest_path(game, identity, seed)
     sweep = identity.get("sweep")
-    if sweep is not None:
-        for kept in range(len(sweep["values"]), 0, -1):
-            part = {**sweep, "values": sweep["values"][:kept]}
+    if sweep is not None and not own.exists():
+        values = json.loads(json.dumps(sweep["values"]))  # as a header holds them
+        for kept in range(len(values) - 1, 0, -1):
+            part = {**sweep, "values": values[:kept]}
             path = _digest_path(game, {**identity, "sweep": part}, seed)
-            if path.exists():
+            # The record of a part may have gained other values since: this sweep's only
+            # while they lead its own.
+            recorded = _recorded_values(path)
+            if recorded is not None and values[: len(recorded)] == recorded:
                 return path
-    return _digest_path(game, identity, seed)
+    return own
+
+
+def _recorded_values(path: Path) -> list[Any] | None:
+    """The sweep values in the header of the record at ``path``; None where there is none."""
+    try:
+        with path.open("rb") as handle:
+            header = json.loads(handle.readline())
+        return list(header["match"]["sweep"]["values"])
+    except (OSError, ValueError, LookupError, TypeError):
+        return None
 
 
 def _digest_path(game: str, identity: dict[str, Any], seed: int | None) -> Path:
