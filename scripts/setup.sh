@@ -28,7 +28,11 @@ if [[ ! -x .venv/bin/pip ]] && ! python3 -m venv .venv; then
     venv_package=$(python3 -c 'import sys; print("python%d.%d-venv" % sys.version_info[:2])')
     rm -rf .venv
     if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
-        apt-get update -qq && apt-get install -y -qq "${venv_package}" >/dev/null
+        # set -e does not stop at a failure inside an && list: say it, and stop.
+        if ! { apt-get update -qq && apt-get install -y -qq "${venv_package}" >/dev/null; }; then
+            echo "error: apt-get could not install ${venv_package}" >&2
+            exit 1
+        fi
         python3 -m venv .venv
     else
         echo "error: python3 -m venv failed; on Debian or Ubuntu install ${venv_package}" \

@@ -81,3 +81,13 @@ def test_as_root_the_venv_package_is_installed(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     package = f"python{sys.version_info.major}.{sys.version_info.minor}-venv"
     assert installed.read_text().splitlines() == ["update -qq", f"install -y -qq {package}"]
+
+
+def test_as_root_a_failing_apt_get_is_said(tmp_path: Path) -> None:
+    # set -e let the failure of apt-get update, inside an && list, go by: the script went on
+    # to a venv that failed again, without a word of why.
+    venv_fails = _python3('mkdir -p "$3/bin"\nexit 1')
+    result = _setup(tmp_path, {"python3": venv_fails, "id": "echo 0", "apt-get": "exit 100"})
+    package = f"python{sys.version_info.major}.{sys.version_info.minor}-venv"
+    assert result.returncode == 1
+    assert f"error: apt-get could not install {package}" in result.stderr
