@@ -716,7 +716,7 @@ def test_play_human_session(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "Legal moves:" in output
     # Ranked by their share of the search, which it says: before, only the win rates were
     # shown ("c5 (45%), d6 (47%), d4 (48%)"), which looked ranked upside down.
-    hint = re.search(r"The AI suggests, most searched first: (.*?\))\.", " ".join(output.split()))
+    hint = re.search(r"The AI suggests, best first: (.*?\))\.", " ".join(output.split()))
     assert hint is not None, output
     shares = [
         int(share) for share in re.findall(r"\w+ \((\d+)% of the search, win rate \d+%\)", hint[1])

@@ -164,13 +164,13 @@ def _how_found(result: SearchResult) -> str:
 
 
 def _suggestions(result: SearchResult) -> str:
-    """The AI's three best moves, as it ranks them: by their share of the search (ranked so,
-    their win rates alone looked upside down)."""
+    """The AI's three best moves, as it ranks them: a proven win first, then by their share of
+    the search (ranked so, their win rates alone looked upside down)."""
     moves = ", ".join(
         f"{m.notation} ({opt.visit_share(result, m):.0%} of the search, win rate {m.value:.0%})"
         for m in result.moves[:3]
     )
-    return f"The AI suggests, most searched first: {moves}."
+    return f"The AI suggests, best first: {moves}."
 
 
 class _Game:
