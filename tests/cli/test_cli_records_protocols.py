@@ -60,6 +60,8 @@ def test_play_continues_a_loaded_game(tmp_path: Path, monkeypatch: pytest.Monkey
     record_saved = load_record(saved.read_text())
     assert record_saved.notation() == ["a1", "a2", "b2", "b3", "c3"]
     assert record_saved.tags["X"] == "you" and record_saved.tags["Result"] == "1-0"
+    # The loaded record's own tags are kept, first (before, only the players and result).
+    assert next(iter(record_saved.tags)) == "Event" and record_saved.tags["Event"] == "test"
 
 
 def test_undo_takes_back_loaded_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

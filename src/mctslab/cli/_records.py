@@ -16,8 +16,11 @@ TwoPlayerGameArgument = Annotated[
 ]
 
 
-def begin(game: str | None, path: Path | None, **board: Any) -> tuple[State, list[int]]:
-    """The initial position and the moves to start from: a record's, or a new ``game``'s.
+def begin(
+    game: str | None, path: Path | None, **board: Any
+) -> tuple[State, list[int], dict[str, str]]:
+    """The initial position, the moves to start from and the tags: a record's, or a new
+    ``game``'s (no moves, no tags).
 
     ``board`` holds the command's game options (size, k, ...): a record sets
     them itself, so giving both is refused.
@@ -25,14 +28,14 @@ def begin(game: str | None, path: Path | None, **board: Any) -> tuple[State, lis
     if path is None:
         if game is None:
             opt.fail("name the game (e.g. gomoku), or give a game record.")
-        return opt.new_state(game, **board), []
+        return opt.new_state(game, **board), [], {}
     record = read(path)
     if game is not None and game != record.game:
         opt.fail(f"{path} records a game of {record.game}, not {game}.")
     given = [f"--{name}" for name, value in board.items() if value is not None]
     if given:
         opt.fail(f"{path} sets the game's parameters; drop {', '.join(given)}.")
-    return record.start, list(record.moves)
+    return record.start, list(record.moves), dict(record.tags)
 
 
 def replay(start: State, moves: Sequence[int]) -> State:

@@ -48,7 +48,7 @@ def analyze(
     as_json: opt.Json = False,
 ) -> None:
     """Search a position and list the top moves with visits, value and principal variation."""
-    initial, prefix = _records.begin(
+    initial, prefix, _ = _records.begin(
         game,
         record,
         size=size,

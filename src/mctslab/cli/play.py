@@ -88,7 +88,7 @@ def play(
     Without a terminal to read moves from (input piped in is not read), or with --ai-vs-ai,
     the AI plays both sides, or one side against the --opponent.
     """
-    initial, prefix = _records.begin(
+    initial, prefix, loaded_tags = _records.begin(
         game, load, size=size, width=width, height=height, k=k, start=start
     )
     state = opt.play_moves(_records.replay(initial, prefix), moves, prefix)
@@ -114,7 +114,7 @@ def play(
             workers,
         )
         players.callback(ai.close)
-        session = _Game(state, ai, human, other, initial, prefix, save)
+        session = _Game(state, ai, human, other, initial, prefix, save, loaded_tags)
         try:
             with noticing_ctrl_c() as interrupted:
                 session.run(interrupted)
@@ -185,12 +185,15 @@ class _Game:
         initial: State,
         moves: list[int],
         save_path: Path | None = None,
+        loaded_tags: dict[str, str] | None = None,
     ) -> None:
         #: The game's first position, and every move since (those loaded or given too):
         #: ``state`` is where they lead.
         self.initial, self.moves = initial, list(moves)
         #: Where --save writes the game at its end (and the in-game save by default).
         self.save_path = save_path
+        #: The tags of a loaded record (an event, say), kept when the game is saved.
+        self.loaded_tags = loaded_tags or {}
         self.state = state
         self.ai = ai
         self.human = human
@@ -275,10 +278,11 @@ class _Game:
                 self.opponent.observe(move)
 
     def tags(self) -> dict[str, str]:
-        """Record tags: who played each side (by the game's player names) and the result."""
+        """Record tags: a loaded record's, then who played each side (by the game's player
+        names) and the result, which replace the loaded record's own."""
         players = ["you" if player == self.human else self._ai_name(player) for player in (0, 1)]
         result = result_tag(self.state) if self.resigned is None else ("0-1", "1-0")[self.resigned]
-        return {**player_tags(self.state, players), "Result": result}
+        return {**self.loaded_tags, **player_tags(self.state, players), "Result": result}
 
     def _show(self) -> None:
         # Read at each move, so a terminal made narrower mid-game gets a board that fits.
