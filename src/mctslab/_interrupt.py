@@ -19,6 +19,25 @@ from typing import Any
 
 
 @contextlib.contextmanager
+def _on_ctrl_c(handler: Callable[[int, Any], None]) -> Iterator[Any]:
+    """While inside, ``handler`` answers Ctrl-C; yields the handler it replaced.
+
+    Signal handlers live in the main thread only: elsewhere, or where Ctrl-C is
+    ignored, nothing changes and SIG_IGN is yielded.
+    """
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGINT) if main_thread else signal.SIG_IGN
+    if previous == signal.SIG_IGN:
+        yield previous
+        return
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield previous
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+
+
+@contextlib.contextmanager
 def noticing_ctrl_c() -> Iterator[Callable[[], bool]]:
     """While inside, Ctrl-C raises KeyboardInterrupt as usual and is remembered.
 
@@ -33,15 +52,8 @@ def noticing_ctrl_c() -> Iterator[Callable[[], bool]]:
         pressed = True
         raise KeyboardInterrupt
 
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.getsignal(signal.SIGINT) if main_thread else signal.SIG_IGN
-    if previous != signal.SIG_IGN:
-        signal.signal(signal.SIGINT, on_interrupt)
-    try:
+    with _on_ctrl_c(on_interrupt):
         yield lambda: pressed
-    finally:
-        if previous != signal.SIG_IGN:
-            signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
 
 
 @contextlib.contextmanager
@@ -56,16 +68,8 @@ def ctrl_c_sets(event: threading.Event) -> Iterator[None]:
     handlers live in the main thread only: elsewhere, or where Ctrl-C is
     ignored (a search worker process), nothing changes.
     """
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.getsignal(signal.SIGINT) if main_thread else signal.SIG_IGN
-    if previous == signal.SIG_IGN:
+    with _on_ctrl_c(lambda signum, frame: event.set()) as previous:
         yield
-        return
-    signal.signal(signal.SIGINT, lambda signum, frame: event.set())
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
     if event.is_set() and callable(previous) and previous is not signal.default_int_handler:
         # The caller's handler records the Ctrl-C; the KeyboardInterrupt it raises would
         # throw away the search's best move, which the engines return (anytime search).

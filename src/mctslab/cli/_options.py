@@ -20,7 +20,7 @@ from rich.text import Text
 from mctslab._interrupt import noticing_ctrl_c
 from mctslab._validation import physical_mib
 from mctslab.core.config import MAX_SEED, Budget, SearchConfig
-from mctslab.core.result import MoveStats, SearchResult
+from mctslab.core.result import SearchResult
 from mctslab.games import State, available_games, make
 from mctslab.games._base import first_line
 from mctslab.games._registry import parameters
@@ -149,10 +149,11 @@ def counted(number: int, noun: str, plural: str | None = None) -> str:
     return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
 
 
-def visit_share(result: SearchResult, stats: MoveStats) -> float:
-    """The part of ``result``'s root visits that went to ``stats``'s move: what the AI's
-    ranking of the moves goes by."""
-    return stats.visits / (sum(move.visits for move in result.moves) or 1)
+def visit_shares(result: SearchResult) -> list[float]:
+    """The part of ``result``'s root visits that went to each of its moves, in its order:
+    what the AI's ranking of the moves goes by."""
+    total = sum(move.visits for move in result.moves) or 1
+    return [move.visits / total for move in result.moves]
 
 
 def error(message: str) -> None:

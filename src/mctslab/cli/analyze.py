@@ -117,8 +117,7 @@ def _print_report(result: SearchResult, to_move: str, top: int) -> None:
     proofs = any(stats.proven for stats in shown_moves)  # the solver's: a column when it has any
     if proofs:
         table.add_column("proven")
-    for stats in shown_moves:
-        share = opt.visit_share(result, stats)
+    for stats, share in zip(shown_moves, opt.visit_shares(result), strict=False):
         row = [stats.notation, f"{stats.visits:,}", f"{share:.1%}", f"{stats.value:.1%}"]
         if proofs:
             row.append(stats.proven or "")

@@ -167,8 +167,8 @@ def _suggestions(result: SearchResult) -> str:
     """The AI's three best moves, as it ranks them: a proven win first, then by their share of
     the search (ranked so, their win rates alone looked upside down)."""
     moves = ", ".join(
-        f"{m.notation} ({opt.visit_share(result, m):.0%} of the search, win rate {m.value:.0%})"
-        for m in result.moves[:3]
+        f"{m.notation} ({share:.0%} of the search, win rate {m.value:.0%})"
+        for m, share in zip(result.moves[:3], opt.visit_shares(result), strict=False)
     )
     return f"The AI suggests, best first: {moves}."
 

@@ -133,6 +133,9 @@ class FastMCTS:
         self._root = 0
         self._root_state: State | None = None
         self._pool: WorkerPool | None = None
+        #: The kernel whose rules a game played through its State has checked: once is
+        #: enough, and a search a move would pay for it each time (a millisecond on Gomoku).
+        self._kernel_checked: Kernel | None = None
 
     # -- the Engine protocol ----------------------------------------------------
     def search(
@@ -145,7 +148,8 @@ class FastMCTS:
     ) -> SearchResult:
         """Search from ``state`` (left untouched) and return the best move with its statistics."""
         budget = search_budget(budget, progress, stop, "FastMCTS.search")
-        check_searchable(state)
+        check_searchable(state, play_a_game=state.kernel is not self._kernel_checked)
+        self._kernel_checked = state.kernel
         share = split_budget(budget, self.workers)[0]
         assert share is not None  # the first worker always gets iterations
         tree_size(share, self._node_bytes(state), self._root_moves(state))
@@ -531,14 +535,24 @@ class FastMCTS:
         return build_result(state, stats, self.config.final_move, seconds, self.name)
 
 
-def check_searchable(state: State) -> None:
-    """Raise ValueError for a position the compiled engine cannot search (as the generic one)."""
+def check_searchable(state: State, *, play_a_game: bool = True) -> None:
+    """Raise ValueError for a position the compiled engine cannot search (as the generic one).
+
+    ``play_a_game``: check the kernel's rules over a game played to its end as well.
+    """
     check_instance(state, "state", "FastMCTS.search", State, "a State with a compiled kernel")
     check_kernel(state.kernel)
     if state.is_terminal():
         raise ValueError(f"Cannot search a finished game (is_terminal() is true).\n{state}")
     spec = state.spec
     return_scale(spec)
+    if spec.num_actions > MAX_ACTIONS:
+        raise ValueError(
+            f"The compiled engine stores moves as int16; {spec.name!r} has "
+            f"{spec.num_actions} move ids (at most {MAX_ACTIONS})."
+        )
+    if not play_a_game:
+        return
     # One game of random legal moves played to its end. The player to move is checked in
     # each position, where the loop indexes its arrays of one entry per player with it
     # unchecked (a 1-based count shows at the first move). The returns at the end are
@@ -554,11 +568,6 @@ def check_searchable(state: State) -> None:
             raise no_moves(end, "legal_moves")
         end.apply(choose(moves))
     check_returns(end.returns(), end)
-    if spec.num_actions > MAX_ACTIONS:
-        raise ValueError(
-            f"The compiled engine stores moves as int16; {spec.name!r} has "
-            f"{spec.num_actions} move ids (at most {MAX_ACTIONS})."
-        )
 
 
 def no_moves(state: State, field: str) -> ValueError:

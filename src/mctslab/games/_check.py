@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import pickle
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -107,15 +108,23 @@ def check_game(new_state: Callable[[], GameState], *, games: int = 20, seed: int
                 _check_playout(start, seed + game, field, playout)
 
 
+@contextlib.contextmanager
+def _kernel_refused(state: GameState) -> Iterator[None]:
+    """A ValueError with which a :class:`State` refuses what its kernel gave, as a
+    ConformanceError (a game of one's own in Python raises its own errors as they are)."""
+    try:
+        yield
+    except ValueError as error:
+        if isinstance(state, State):
+            raise ConformanceError(str(error)) from None
+        raise
+
+
 def _legal_moves(state: GameState) -> list[int]:
     """``state.legal_moves()`` as a list; ConformanceError unless it gave a sequence (a
     :class:`State`'s: of at most ``num_actions`` ids in range)."""
-    try:
+    with _kernel_refused(state):  # its kernel listed too many moves, or an id out of range
         moves = state.legal_moves()
-    except ValueError as error:
-        if isinstance(state, State):  # its kernel listed too many moves, or an id out of range
-            raise ConformanceError(str(error)) from None
-        raise
     try:
         check_move_sequence(moves, state.spec)
     except ValueError as error:
@@ -126,12 +135,8 @@ def _legal_moves(state: GameState) -> list[int]:
 def _returns(state: GameState) -> tuple[float, ...]:
     """``state.returns()`` as a tuple; ConformanceError where a :class:`State` refuses its
     kernel's (one left unwritten)."""
-    try:
+    with _kernel_refused(state):
         return tuple(state.returns())
-    except ValueError as error:
-        if isinstance(state, State):
-            raise ConformanceError(str(error)) from None
-        raise
 
 
 def _check_position(state: GameState, rng: random.Random) -> None:
