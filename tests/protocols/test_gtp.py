@@ -98,6 +98,15 @@ def test_vertices_and_ids_take_ascii_digits_only() -> None:
     assert responses(GTPEngine(thinker(), "gomoku"), "boardsize \u0669") == [
         "? syntax error: boardsize takes a size"
     ]
+    # Nor komi, which float() read (and its "nan", "inf" and underscores).
+    komis = ("6.5", "-7", "+.5", "0.", "\u0666.5", "nan", "inf", "1_0", "6.5.1", "")
+    assert responses(GTPEngine(thinker(), "gomoku"), *(f"komi {komi}" for komi in komis)) == [
+        "=",
+        "=",
+        "=",
+        "=",
+        *["? syntax error: komi takes a number"] * 6,
+    ]
 
 
 def test_a_game_of_tictactoe_with_undo_and_errors() -> None:

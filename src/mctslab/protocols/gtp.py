@@ -77,6 +77,9 @@ LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 _VERTEX = re.compile(r"^([a-z])([0-9]{1,2})$")
 #: A command's id, or Connect Four's bare column (str.isdigit() takes other scripts' digits).
 _NUMBER = re.compile(r"^[0-9]+$")
+#: GTP's float: ASCII digits, an optional sign and decimal point (float() also
+#: reads other scripts' digits, underscores, "nan" and "inf").
+_FLOAT = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _COLORS = {"black": 0, "b": 0, "white": 1, "w": 1}
 
@@ -287,10 +290,8 @@ class GTPEngine:
         return ""
 
     def _komi(self, args: list[str]) -> str:
-        try:
-            float(args[0])
-        except (IndexError, ValueError):
-            raise _Failure("syntax error: komi takes a number") from None
+        if len(args) < 1 or not _FLOAT.fullmatch(args[0]):
+            raise _Failure("syntax error: komi takes a number")
         return ""  # no game here scores territory: komi means nothing
 
     def _play(self, args: list[str]) -> str:
