@@ -156,7 +156,9 @@ def _grid_move(state: State, text: str, cleaned: str) -> int:
 def check_playable(state: State) -> None:
     """Raise ValueError unless a GTP engine can play the game of ``state``."""
     if state.spec.name not in GAMES:
-        raise ValueError(f"GTP engines play {', '.join(GAMES)}; got {state.spec.name}.")
+        raise ValueError(
+            f"GTP is offered for the board games {', '.join(GAMES)}; got {state.spec.name!r}."
+        )
     height, width = _shape(state)
     if state.spec.name == "gomoku" and width != height:
         raise ValueError(f"GTP boards are square; this gomoku board is {width}x{height}.")
@@ -193,10 +195,6 @@ class GTPEngine:
         *,
         log: Log = log_to_stderr,
     ) -> None:
-        if game not in GAMES:
-            raise ValueError(
-                f"GTP is offered for the board games {', '.join(GAMES)}; got {game!r}."
-            )
         self.thinker = thinker
         self.finished = False
         self._log = log
