@@ -524,6 +524,24 @@ def test_a_player_to_move_out_of_range_is_refused_before_the_search(config: Sear
         check_game(lambda: state.clone())
 
 
+@njit(CURRENT_PLAYER_SIG, cache=True)
+def one_based_on_four_heaps(state):  # type: ignore[no-untyped-def]
+    return state[TO_MOVE] + (state.shape[0] > 4)
+
+
+OneBasedOnFourHeaps = nim_on("OneBasedOnFourHeaps", current_player=one_based_on_four_heaps)
+
+
+def test_each_search_checks_the_player_to_move_in_its_own_position() -> None:
+    # Before, an engine checked a kernel once, at its first search: a later search where the
+    # kernel numbered its players from 1 (here on four heaps) ran, reading past its arrays.
+    engine = FastMCTS(SearchConfig.plain(seed=1))
+    engine.search(position(OneBasedOnFourHeaps, 3, 5, 7), Budget(iterations=200))
+    message = r"The current_player of 'nim' must be an int in \[0, 2\); got 2\.$"
+    with pytest.raises(ValueError, match=message):
+        engine.search(position(OneBasedOnFourHeaps, 1, 2, 3, 4), Budget(iterations=200))
+
+
 # -- a game where a player may move twice in a row --------------------------------
 
 

@@ -133,9 +133,6 @@ class FastMCTS:
         self._root = 0
         self._root_state: State | None = None
         self._pool: WorkerPool | None = None
-        #: The kernel whose rules a game played through its State has checked: once is
-        #: enough, and a search a move would pay for it each time (a millisecond on Gomoku).
-        self._kernel_checked: Kernel | None = None
 
     # -- the Engine protocol ----------------------------------------------------
     def search(
@@ -148,8 +145,7 @@ class FastMCTS:
     ) -> SearchResult:
         """Search from ``state`` (left untouched) and return the best move with its statistics."""
         budget = search_budget(budget, progress, stop, "FastMCTS.search")
-        check_searchable(state, play_a_game=state.kernel is not self._kernel_checked)
-        self._kernel_checked = state.kernel
+        check_searchable(state)
         share = split_budget(budget, self.workers)[0]
         assert share is not None  # the first worker always gets iterations
         tree_size(share, self._node_bytes(state), self._root_moves(state))
@@ -535,10 +531,11 @@ class FastMCTS:
         return build_result(state, stats, self.config.final_move, seconds, self.name)
 
 
-def check_searchable(state: State, *, play_a_game: bool = True) -> None:
+def check_searchable(state: State) -> None:
     """Raise ValueError for a position the compiled engine cannot search (as the generic one).
 
-    ``play_a_game``: check the kernel's rules over a game played to its end as well.
+    A game played to its end from ``state`` checks the kernel's rules there, at every
+    search: a kernel may break them only in some positions (a millisecond on Gomoku 19x19).
     """
     check_instance(state, "state", "FastMCTS.search", State, "a State with a compiled kernel")
     check_kernel(state.kernel)
@@ -551,8 +548,6 @@ def check_searchable(state: State, *, play_a_game: bool = True) -> None:
             f"The compiled engine stores moves as int16; {spec.name!r} has "
             f"{spec.num_actions} move ids (at most {MAX_ACTIONS})."
         )
-    if not play_a_game:
-        return
     # One game of random legal moves played to its end. The player to move is checked in
     # each position, where the loop indexes its arrays of one entry per player with it
     # unchecked (a 1-based count shows at the first move). The returns at the end are
