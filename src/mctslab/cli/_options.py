@@ -96,8 +96,9 @@ MemoryMB = Annotated[
     typer.Option(
         "--memory-mb",
         help="Most memory a search tree takes, in MiB (at least 1 for each worker): the "
-        "search stops when it is full (a cap on top of the time or simulations). A search "
-        "that keeps the last move's tree holds both while it copies it: up to twice that.",
+        "search stops when it is full (a cap on top of the time or simulations). On the "
+        "compiled engine a search that keeps the last move's tree holds both while it copies "
+        "it: up to twice that.",
         callback=_memory_mb,
     ),
 ]
@@ -259,8 +260,12 @@ def new_state(
     start: int | None = None,
     turns: int | None = None,
     goal: int | None = None,
+    offered: Sequence[str] | None = None,
 ) -> State:
-    """The start position of ``game`` with the options given on the command line."""
+    """The start position of ``game`` with the options given on the command line;
+    ``offered``: the games the command plays, named when ``game`` is no game at all."""
+    if game not in available_games():
+        fail(f"Unknown game {game!r}; choose {', '.join(offered or available_games())}.")
     given = {
         "size": size,
         "width": width,
@@ -271,15 +276,14 @@ def new_state(
         "goal": goal,
     }
     params: dict[str, Any] = {name: value for name, value in given.items() if value is not None}
-    if game in available_games():
-        # In the command line's terms: numbers' parameter "moves" has no option here.
-        offered = [f"--{name}" for name in parameters(game) if name in given]
-        unknown = [f"--{name}" for name in params if f"--{name}" not in offered]
-        if unknown:
-            fail(
-                f"{', '.join(unknown)}: not an option of {game}; its options: "
-                f"{', '.join(offered) or 'none'}."
-            )
+    # In the command line's terms: numbers' parameter "moves" has no option here.
+    options = [f"--{name}" for name in parameters(game) if name in given]
+    unknown = [f"--{name}" for name in params if f"--{name}" not in options]
+    if unknown:
+        fail(
+            f"{', '.join(unknown)}: not an option of {game}; its options: "
+            f"{', '.join(options) or 'none'}."
+        )
     try:
         return make(game, **params)
     except ValueError as error:

@@ -17,7 +17,7 @@ TwoPlayerGameArgument = Annotated[
 
 
 def begin(
-    game: str | None, path: Path | None, **board: Any
+    game: str | None, path: Path | None, offered: Sequence[str] | None = None, **board: Any
 ) -> tuple[State, list[int], dict[str, str]]:
     """The initial position, the moves to start from and the tags: a record's, or a new
     ``game``'s (no moves, no tags).
@@ -28,7 +28,7 @@ def begin(
     if path is None:
         if game is None:
             opt.fail("name the game (e.g. gomoku), or give a game record.")
-        return opt.new_state(game, **board), [], {}
+        return opt.new_state(game, offered=offered, **board), [], {}
     record = read(path)
     if game is not None and game != record.game:
         opt.fail(f"{path} records a game of {record.game}, not {game}.")

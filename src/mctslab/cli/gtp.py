@@ -5,7 +5,7 @@ from __future__ import annotations
 from mctslab.cli import _options as opt
 from mctslab.cli import _protocol
 from mctslab.protocols import GTPEngine, serve_stdio
-from mctslab.protocols.gtp import check_playable
+from mctslab.protocols.gtp import GAMES, check_playable
 
 
 def gtp(
@@ -26,7 +26,7 @@ def gtp(
     Colours: black is the first player. Vertices: gomoku letters skip I as in Go;
     othello uses its own coordinates (F5); connect4 names the cell the disc lands on (D1).
     """
-    start = opt.new_state(game, size=size, width=width, height=height, k=k)
+    start = opt.new_state(game, size=size, width=width, height=height, k=k, offered=GAMES)
     try:
         check_playable(start)
     except ValueError as error:

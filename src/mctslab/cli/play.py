@@ -89,7 +89,7 @@ def play(
     the AI plays both sides, or one side against the --opponent.
     """
     initial, prefix, loaded_tags = _records.begin(
-        game, load, size=size, width=width, height=height, k=k, start=start
+        game, load, opt.TWO_PLAYER_GAMES, size=size, width=width, height=height, k=k, start=start
     )
     state = opt.play_moves(_records.replay(initial, prefix), moves, prefix)
     if state.spec.num_players != 2:
