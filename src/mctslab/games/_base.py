@@ -36,7 +36,7 @@ class IllegalMoveError(ValueError):
 
 
 class InvalidMoveError(ValueError):
-    """Text that does not name a move in the game's notation."""
+    """Text, or a move id, that does not name a move of the game."""
 
 
 class GameOverError(ValueError):
@@ -348,7 +348,8 @@ class State:
     """A game position. Subclasses give the kernel, the notation and the rendering.
 
     ``apply`` is unchecked (for search); ``play`` and ``parse_move`` check their
-    input and raise :class:`IllegalMoveError` / :class:`InvalidMoveError`.
+    input and raise :class:`IllegalMoveError` / :class:`InvalidMoveError`, and
+    :class:`GameOverError` once the game is over.
     """
 
     kernel: ClassVar[Kernel]
@@ -457,7 +458,8 @@ class State:
         return clone
 
     def parse_move(self, text: str) -> int:
-        """The move id for ``text``; raises InvalidMoveError or IllegalMoveError."""
+        """The move id for ``text``; raises InvalidMoveError, IllegalMoveError, or
+        GameOverError in a finished game."""
         if not isinstance(text, str):
             raise InvalidMoveError(f"A move must be given as text; got {text!r}.")
         cleaned = text.strip()
