@@ -363,6 +363,16 @@ def test_searches_only_on_the_right_turn(client: TestClient) -> None:
         ({"game": "tictactoe", "human": 2}, 422, "human"),
         ({"game": "tictactoe", "human": True}, 422, "human: Input should be a valid integer"),
         ({"game": "tictactoe", "seconds": float("nan")}, 422, "seconds: Input should be a finite"),
+        # JSON's true is not 1 second, as it is not 1 simulation.
+        ({"game": "tictactoe", "seconds": True}, 422, "seconds: Input should be a valid number"),
+        # A record names its game, parameters and moves: others given with it were ignored.
+        (
+            {"record": "tictactoe\nb2\n", "game": "gomoku", "moves": ["zz"]},
+            422,
+            "Invalid request: A record names its game, parameters and moves: drop game, moves, "
+            "or the record.",
+        ),
+        ({"record": "gomoku size=9\n", "params": {"size": 15}}, 422, "drop params, or"),
         ({"record": "chess\n"}, 400, "unknown game 'chess'"),
         ({"record": "tictactoe\nb2 b2\n"}, 400, "move 2 ('b2')"),
     ],

@@ -20,7 +20,16 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 
@@ -56,16 +65,18 @@ class NewGame(BaseModel):
 
     ``moves`` are played from the start, one move an item in the game's notation
     (as a game's ``moves`` lists them); they may take as many characters as a
-    record, written as a record writes them.
+    record, written as a record writes them. A record names its own game,
+    parameters and moves: giving ``game``, ``params`` or ``moves`` with it is refused.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     game: str = "tictactoe"
     params: dict[str, StrictInt] = Field(default_factory=dict)
-    human: StrictInt = Field(default=0, ge=0, le=1)  # strict: JSON's true is not a side
+    # strict: JSON's true is not a side, nor a second
+    human: StrictInt = Field(default=0, ge=0, le=1)
     # NaN compares false with every bound: said to be finite rather than "more than 300"
-    seconds: float | None = Field(default=None, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
+    seconds: StrictFloat | None = Field(default=None, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
     simulations: StrictInt | None = Field(default=None, ge=1, le=MAX_SIMULATIONS)
     moves: list[StrictStr] = Field(default_factory=list)
     record: str | None = Field(default=None, max_length=MAX_RECORD_CHARS)
@@ -82,6 +93,17 @@ class NewGame(BaseModel):
                 {"limit": f"{MAX_RECORD_CHARS:,}", "length": f"{length:,}"},
             )
         return moves
+
+    @model_validator(mode="after")
+    def _record_alone_names_the_game(self) -> NewGame:
+        given = sorted({"game", "params", "moves"} & self.model_fields_set)
+        if self.record is not None and given:
+            raise PydanticCustomError(
+                "record_and_game",
+                "A record names its game, parameters and moves: drop {given}, or the record",
+                {"given": ", ".join(given)},
+            )
+        return self
 
     def position(self) -> tuple[State, list[int]]:
         """The start position and the move ids (from ``record``, else ``game`` and ``moves``)."""
