@@ -586,6 +586,19 @@ def test_save_and_load_a_record(client: TestClient) -> None:
     assert loaded["moves"] == game["moves"] and loaded["board"] == game["board"]
 
 
+def test_a_loaded_record_keeps_its_tags_when_saved(client: TestClient) -> None:
+    # As `mctslab play --load FILE --save FILE` does: its players and result are replaced.
+    loaded = '[Event "club night"]\n[X "alice"]\n[Result "1-0"]\n'
+    game = new_game(client, record=f"tictactoe\n{loaded}b2 a1\n", human=1)
+    text = client.get(f"/api/games/{game['id']}/record").text
+    assert text.splitlines()[1:5] == [
+        '[Event "club night"]',
+        '[X "mcts-python"]',
+        '[Result "*"]',
+        '[O "you"]',
+    ]
+
+
 def test_the_tree_of_the_last_ai_move(client: TestClient) -> None:
     game = new_game(client, game="tictactoe", human=1, simulations=300)
     missing = client.get(f"/api/games/{game['id']}/tree.dot")

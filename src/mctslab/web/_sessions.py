@@ -127,10 +127,19 @@ class SearchWorkers:
 class GameSession:
     """One game between a person and the AI."""
 
-    def __init__(self, game_id: str, settings: Settings, start: State, moves: list[int]) -> None:
+    def __init__(
+        self,
+        game_id: str,
+        settings: Settings,
+        start: State,
+        moves: list[int],
+        tags: dict[str, str],
+    ) -> None:
         self.id = game_id
         self.settings = settings
         self._start = start
+        #: The tags of a loaded record (an event, say), kept when the game is saved.
+        self._tags = tags
         self._history: list[int] = []
         self._state = start.clone()
         self._lock = threading.Lock()
@@ -162,11 +171,16 @@ class GameSession:
             return self._snapshot()
 
     def record(self) -> str:
-        """The game so far as a record (:mod:`mctslab.records`), with who played which side."""
+        """The game so far as a record (:mod:`mctslab.records`): a loaded record's tags, then
+        who played which side and the result, which replace the loaded record's own."""
         with self._lock:
             human = self.settings.human
             players = ["you" if player == human else self._player.name for player in (0, 1)]
-            tags = {**player_tags(self._state, players), "Result": result_tag(self._state)}
+            tags = {
+                **self._tags,
+                **player_tags(self._state, players),
+                "Result": result_tag(self._state),
+            }
             return dump_record(self._start, self._history, tags=tags)
 
     def tree(self) -> tuple[TreeView, str]:
@@ -407,8 +421,16 @@ class SessionStore:
         self._lock = threading.Lock()
         self.workers = SearchWorkers(search_threads)
 
-    def new_game(self, start: State, moves: list[int], human: int, budget: Budget) -> GameSession:
-        """A new game from ``start`` (an initial position) after ``moves``, already checked."""
+    def new_game(
+        self,
+        start: State,
+        moves: list[int],
+        human: int,
+        budget: Budget,
+        tags: dict[str, str] | None = None,
+    ) -> GameSession:
+        """A new game from ``start`` (an initial position) after ``moves``, already checked;
+        ``tags`` (a loaded record's) are kept in the game's record."""
         if start.spec.num_players != 2:
             raise ApiError(
                 400,
@@ -425,7 +447,7 @@ class SessionStore:
                     "is searching; try again when a search has ended.",
                 )
             game_id = secrets.token_urlsafe(9)
-            session = GameSession(game_id, settings, start, moves)
+            session = GameSession(game_id, settings, start, moves, tags or {})
             self._games[game_id] = session
         return session
 

@@ -105,8 +105,9 @@ class NewGame(BaseModel):
             )
         return self
 
-    def position(self) -> tuple[State, list[int]]:
-        """The start position and the move ids (from ``record``, else ``game`` and ``moves``)."""
+    def position(self) -> tuple[State, list[int], dict[str, str]]:
+        """The start position, the move ids and the tags to keep (from ``record``, else from
+        ``game`` and ``moves``, with no tags)."""
         if self.record is None and self.game not in available_games():
             # the registry's own message would list games the board does not play
             raise ApiError(
@@ -116,9 +117,9 @@ class NewGame(BaseModel):
         try:
             if self.record is not None:
                 loaded = load_record(self.record)
-                return loaded.start, list(loaded.moves)
+                return loaded.start, list(loaded.moves), dict(loaded.tags)
             start = make(self.game, **self.params)
-            return start, _played(start, self.moves)
+            return start, _played(start, self.moves), {}
         except ValueError as error:
             raise ApiError(400, first_line(error)) from error
 
@@ -211,8 +212,8 @@ def create_app(
 
     @app.post("/api/games", status_code=201)
     def new_game(request: NewGame) -> Message:
-        start, moves = request.position()
-        return store.new_game(start, moves, request.human, request.budget()).snapshot()
+        start, moves, tags = request.position()
+        return store.new_game(start, moves, request.human, request.budget(), tags).snapshot()
 
     @app.get("/api/games/{game_id}")
     def get_game(game_id: str) -> Message:
