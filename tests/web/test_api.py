@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import shutil
@@ -614,6 +615,23 @@ def test_the_tree_of_the_last_ai_move(client: TestClient) -> None:
     else:
         assert svg.status_code == 200 and "<svg" in svg.text
         assert svg.headers["content-type"] == "image/svg+xml"
+
+
+def test_a_failing_dot_is_told_as_the_server_s_trouble(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, graphviz's CalledProcessError escaped as a bare 500 (viz.tree's render_tree
+    # already told it as RuntimeError; both draw through viz.tree.draw_dot now).
+    pytest.importorskip("graphviz")
+    dot = tmp_path / "dot"
+    dot.write_text("#!/bin/sh\necho 'Error: out of memory' >&2\nexit 1\n")
+    dot.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    game = new_game(client, game="tictactoe", human=1, simulations=50)
+    ai_move(client, game["id"])
+    svg = client.get(f"/api/games/{game['id']}/tree.svg")
+    assert svg.status_code == 503
+    assert svg.json()["error"] == "graphviz's dot failed: Error: out of memory"
 
 
 # -- the page -------------------------------------------------------------------------------------

@@ -256,16 +256,19 @@ def create_app(
 
     @app.get("/api/games/{game_id}/tree.svg")
     def tree_svg(game_id: str) -> Response:
+        from mctslab.viz.tree import draw_dot
+
         view, title = store.get(game_id).tree()
-        if shutil.which("dot") is None:
+        try:
+            svg = draw_dot(_tree_dot(view, title), "svg")
+        except RuntimeError as error:  # dot failed
+            raise ApiError(503, str(error)) from error
+        if svg is None:
             raise ApiError(
                 503,
                 "Graphviz's `dot` program is not installed on the server, so the tree cannot "
                 "be drawn (install graphviz); the DOT source is still available.",
             )
-        import graphviz
-
-        svg = graphviz.Source(_tree_dot(view, title)).pipe(format="svg")
         return Response(svg, media_type="image/svg+xml")
 
     @app.websocket("/api/games/{game_id}/live")
