@@ -21,7 +21,7 @@ from mctslab.fast import FastMCTS
 from mctslab.games import available_games, make
 from mctslab.web import create_app
 from mctslab.web._boards import board_view
-from mctslab.web._sessions import SessionStore
+from mctslab.web._sessions import SearchKind, SessionStore
 from tests.conftest import garbage_collector_off, load_data
 from tests.web.conftest import ai_move, finish_search, new_game, wait_idle
 
@@ -202,6 +202,37 @@ def test_a_deleted_game_s_search_that_waits_for_a_thread_never_starts() -> None:
         release.set()
         blocker.result(timeout=10)
         assert store.workers._busy == 0
+    finally:
+        release.set()
+        store.close()
+
+
+@pytest.mark.parametrize("kind", ["ai", "hint"])
+@pytest.mark.parametrize("cancelled", [True, False], ids=["waiting", "just-begun"])
+def test_a_search_stopped_before_it_begins_never_runs(
+    kind: SearchKind, cancelled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, it waited for the thread and then ran one simulation, whose move the AI played
+    # (or the page showed as a hint). "just-begun": its thread took it before the stop came.
+    store = SessionStore("python", search_threads=1)
+    release = threading.Event()
+    try:
+        _, blocker = store.workers.submit(release.wait)  # the only thread is busy
+        if not cancelled:
+            monkeypatch.setattr(store.workers, "cancel", lambda future: False)
+        human = 0 if kind == "hint" else 1
+        session = store.new_game(make("gomoku", size=9), [], human, Budget(iterations=100))
+        assert session.start_search(kind, store.workers)["queued"] is True
+        assert session.stop_search() is True
+        assert session.searching is not cancelled
+        release.set()
+        blocker.result(timeout=10)
+        finish_search(session)
+        game = session.snapshot()
+        assert game["moves"] == [] and game["last_search"] is None and game["hint"] is None
+        assert game["queued"] is False and game["error"] is None
+        assert session.start_search(kind, store.workers)["searching"] == kind  # usable again
+        finish_search(session)
     finally:
         release.set()
         store.close()

@@ -408,6 +408,20 @@ def test_a_second_quick_click_is_ignored(server: str, browser: Any) -> None:
     page.close()
 
 
+def test_stop_is_offered_for_a_waiting_hint_not_for_a_waiting_ai_move(
+    server: str, browser: Any
+) -> None:
+    page = _page_on_game(browser, server, game="tictactoe", simulations=50)
+    # A search waiting for a free slot, as the server says (stopping it cancels it).
+    page.evaluate("accept({...game, version: game.version + 1, searching: 'hint', queued: true})")
+    assert page.is_enabled("#stop") and page.inner_text("#stop") == "Stop"
+    page.evaluate(
+        "accept({...game, version: game.version + 1, searching: 'ai', queued: true, to_move: 1})"
+    )
+    assert not page.is_enabled("#stop")
+    page.close()
+
+
 def test_a_phone_screen_fits_the_page(server: str, browser: Any) -> None:
     page = browser.new_page(viewport={"width": 320, "height": 640})
     page.goto(server)

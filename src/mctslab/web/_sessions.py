@@ -250,11 +250,14 @@ class GameSession:
             return self._changed()
 
     def stop_search(self) -> bool:
-        """Ask the running search to finish now (it plays its best move so far)."""
+        """Ask the search to finish now: a running one plays its best move so far (an AI
+        move) or keeps it (a hint); one still waiting for a thread never starts."""
         with self._lock:
             if self._stop is None:
                 return False
             self._stop.set()
+            if self._cancel_queued():
+                self._changed()
             return True
 
     def close(self) -> None:
@@ -262,15 +265,13 @@ class GameSession:
         and release the engine."""
         with self._lock:
             self.closed = True
-            if self._stop is not None:
-                self._stop.set()
-            if self._queued and self._task is not None and self._task[0].cancel(self._task[1]):
-                self._searching = self._stop = None
-                self._queued = False
             self._publish({"type": "closed"})
             self._subscribers.clear()
-            if self._searching is None:
+            if self._stop is None:
                 self._player.close()
+            else:  # the search releases the engine as it ends
+                self._stop.set()
+                self._cancel_queued()
 
     # -- the live stream ------------------------------------------------------
     def subscribe(self, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[Message]:
@@ -289,6 +290,10 @@ class GameSession:
     def _search(self, kind: SearchKind, position: State, stop: threading.Event) -> None:
         """Run in a worker thread: search, then play the move (AI) or keep the advice (hint)."""
         with self._lock:
+            if stop.is_set():  # stopped before it began (too late to cancel): it never runs
+                if self._end_search():
+                    self._changed()
+                return
             if self._queued:  # the page said the search waits; now it runs
                 self._queued = False
                 self._changed()
@@ -305,22 +310,20 @@ class GameSession:
             tree = self._tree_view(position) if kind == "ai" else None
         except Exception as error:  # reported to the page; the game stays usable
             with self._lock:
-                self._searching = self._stop = None
-                self._error = f"The search failed: {error}"
-                self._player.reset()
-                self._changed()
+                if self._end_search():
+                    self._error = f"The search failed: {error}"
+                    self._player.reset()
+                    self._changed()
             return
         with self._lock:
-            self._searching = self._stop = None
-            report = result.to_dict()
-            if self.closed:
-                self._player.close()
-            elif kind == "ai":
-                self._last_search, self._tree = report, tree
+            if not self._end_search():
+                return
+            if kind == "ai":
+                self._last_search, self._tree = result.to_dict(), tree
                 self._push(result.best_move)
                 self._observe(result.best_move)
             else:
-                self._hint = report
+                self._hint = result.to_dict()
             self._changed()
 
     def _tree_view(self, position: State) -> TreeView | None:
@@ -332,6 +335,22 @@ class GameSession:
             return tree_view(position, max_depth=TREE_DEPTH, top_k=TREE_TOP_K)
         except ValueError:  # the engine kept no tree (reuse_tree off)
             return None
+
+    def _cancel_queued(self) -> bool:
+        """Drop the search if it still waits for a thread (it never starts): whether it did."""
+        if not (self._queued and self._task is not None and self._task[0].cancel(self._task[1])):
+            return False
+        self._end_search()
+        return True
+
+    def _end_search(self) -> bool:
+        """Mark the search over; False if the game was closed meanwhile, whose engine (left to
+        the search by :meth:`close`) is released now."""
+        self._searching = self._stop = None
+        self._queued = False
+        if self.closed:
+            self._player.close()
+        return not self.closed
 
     def _check_idle(self, action: str) -> None:
         if self.closed:

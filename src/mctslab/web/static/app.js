@@ -840,7 +840,9 @@ function renderButtons() {
   const idle = !game.searching;
   $("#undo").disabled = !idle || !game.can_undo;
   $("#hint").disabled = !canPlay();
-  $("#stop").disabled = idle;
+  // An AI move still waiting for a search slot has nothing to play yet: stopping would only
+  // cancel it (the server does so), and the page would ask again.
+  $("#stop").disabled = idle || (game.queued && game.searching === "ai");
   // stopping a hint plays nothing
   $("#stop").textContent = t(game.searching === "hint" ? "stop_hint" : "stop");
   $("#load").disabled = !idle;
