@@ -19,6 +19,7 @@ import mctslab.web.app as web_app
 from mctslab.core import MCTS, Budget
 from mctslab.fast import FastMCTS
 from mctslab.games import available_games, make
+from mctslab.players.mcts import MCTSPlayer
 from mctslab.web import create_app
 from mctslab.web._boards import board_view
 from mctslab.web._sessions import SearchKind, SessionStore
@@ -284,6 +285,33 @@ def test_hint_advises_without_moving(client: TestClient) -> None:
     assert after["hint"]["best_move"] in {move["move"] for move in game["legal"]}
     client.post(f"/api/games/{game['id']}/moves", json={"move": "b2"})
     assert client.get(f"/api/games/{game['id']}").json()["hint"] is None
+
+
+def test_a_failed_search_is_forgotten_once_the_position_changes(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, the error stayed until another search began, and the page asks the AI to move
+    # only while the game shows none: after one failure the AI never moved again.
+    analyse, calls = MCTSPlayer.analyse, []
+
+    def fails_twice(player: MCTSPlayer, *args: Any, **kwargs: Any) -> Any:
+        calls.append(None)
+        if len(calls) <= 2:
+            raise MemoryError("injected")
+        return analyse(player, *args, **kwargs)
+
+    monkeypatch.setattr(MCTSPlayer, "analyse", fails_twice)
+    game = new_game(client, game="tictactoe", simulations=50)
+    client.post(f"/api/games/{game['id']}/hint")
+    assert wait_idle(client, game["id"])["error"] == "The search failed: injected"
+    played = client.post(f"/api/games/{game['id']}/moves", json={"move": "b2"}).json()
+    assert played["error"] is None and played["to_move"] == 1
+    failed = ai_move(client, game["id"])
+    assert failed["error"] == "The search failed: injected" and failed["to_move"] == 1
+    undone = client.post(f"/api/games/{game['id']}/undo").json()
+    assert undone["error"] is None and undone["moves"] == []
+    client.post(f"/api/games/{game['id']}/moves", json={"move": "b2"})
+    assert ai_move(client, game["id"])["moves"][1:]
 
 
 # -- undo -----------------------------------------------------------------------------------------

@@ -422,6 +422,36 @@ def test_stop_is_offered_for_a_waiting_hint_not_for_a_waiting_ai_move(
     page.close()
 
 
+def test_after_a_failed_search_the_ai_is_asked_again_when_the_person_says_so(
+    server: str, browser: Any
+) -> None:
+    page = _page_on_game(browser, server, game="tictactoe", simulations=50)
+    asked: list[str] = []
+
+    def answer(route: Any) -> None:
+        asked.append(route.request.url)
+        searching = {**snapshot, "version": snapshot["version"] + 1, "searching": "ai"}
+        route.fulfill(status=202, json={**searching, "error": None})
+
+    page.route("**/ai", answer)
+    # The AI's turn, its search failed (as the server tells it): no new search by itself.
+    snapshot = page.evaluate(
+        """() => {
+          const failed = {...game, version: game.version + 1, to_move: 1,
+                          error: "The search failed: injected"};
+          accept(failed);
+          return failed;
+        }"""
+    )
+    assert _state(page) == "failed" and page.inner_text("#message") == snapshot["error"]
+    assert page.inner_text("#status") == "The AI's search failed"
+    assert page.is_visible("#retry") and asked == []
+    page.click("#retry")
+    page.wait_for_selector("#status[data-state=thinking]")
+    assert len(asked) == 1 and not page.is_visible("#retry")
+    page.close()
+
+
 def test_a_phone_screen_fits_the_page(server: str, browser: Any) -> None:
     page = browser.new_page(viewport={"width": 320, "height": 640})
     page.goto(server)

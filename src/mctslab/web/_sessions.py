@@ -211,7 +211,8 @@ class GameSession:
                 raise ApiError(400, first_line(error)) from error
             self._history.append(move_id)
             self._observe(move_id)
-            self._hint = None  # advice for the position just left
+            # advice for the position just left, and the failure of a search of it
+            self._hint = self._error = None
             return self._changed()
 
     def undo(self) -> Message:
@@ -227,7 +228,7 @@ class GameSession:
             for move in kept:
                 self._push(move)
             self._player.reset()
-            self._last_search = self._tree = self._hint = None
+            self._last_search = self._tree = self._hint = self._error = None
             return self._changed()
 
     def start_search(self, kind: SearchKind, workers: SearchWorkers) -> Message:

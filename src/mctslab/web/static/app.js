@@ -22,6 +22,7 @@ const STRINGS = {
     pass: "Pass",
     undo: "Undo",
     hint: "Hint",
+    retry: "Ask the AI again",
     stop: "Stop and play",
     stop_hint: "Stop",
     analysis: "AI analysis",
@@ -49,6 +50,7 @@ const STRINGS = {
     your_turn: "Your turn ({name})",
     must_pass: "You have no legal move: pass",
     ai_thinking: "The AI ({name}) is thinking",
+    ai_failed: "The AI's search failed",
     hint_thinking: "Looking for a hint",
     queued: "Waiting for a free search slot ({n} searches are running)",
     you_win: "You win! ({reason})",
@@ -109,6 +111,7 @@ const STRINGS = {
     pass: "停一手",
     undo: "悔棋",
     hint: "提示",
+    retry: "让 AI 再试一次",
     stop: "停止并落子",
     stop_hint: "停止",
     analysis: "AI 分析",
@@ -136,6 +139,7 @@ const STRINGS = {
     your_turn: "轮到你了（{name}）",
     must_pass: "你无子可下：请停一手",
     ai_thinking: "AI（{name}）正在思考",
+    ai_failed: "AI 的搜索失败了",
     hint_thinking: "正在寻找提示",
     queued: "正在等待空闲的搜索位置（已有 {n} 个搜索在运行）",
     you_win: "你赢了！（{reason}）",
@@ -357,11 +361,19 @@ function accept(snapshot) {
   askAi();
 }
 
+function aiToMove() {
+  return game.to_move !== null && game.to_move !== game.settings.human;
+}
+
+// The AI's search failed in this position: it is asked again only when the person says so.
+function aiFailed() {
+  return aiToMove() && !game.searching && game.error !== null;
+}
+
 // When it is the AI's turn, ask it to move (once per position).
 function askAi() {
   const key = `${game.id}:${game.version}`;
-  const aiTurn = game.to_move !== null && game.to_move !== game.settings.human;
-  if (!aiTurn || game.searching || game.error || aiAsked === key) return;
+  if (!aiToMove() || game.searching || aiFailed() || aiAsked === key) return;
   aiAsked = key;
   command("ai");
 }
@@ -499,6 +511,9 @@ function renderStatus() {
   } else if (game.to_move === game.settings.human) {
     state = "your-turn";
     text = mustPass() ? t("must_pass") : t("your_turn", { name: humanName() });
+  } else if (aiFailed()) {
+    state = "failed";
+    text = t("ai_failed");
   } else {
     state = "thinking";
     text = t("ai_thinking", { name: aiName() });
@@ -840,6 +855,7 @@ function renderButtons() {
   const idle = !game.searching;
   $("#undo").disabled = !idle || !game.can_undo;
   $("#hint").disabled = !canPlay();
+  $("#retry").hidden = !aiFailed();
   // An AI move still waiting for a search slot has nothing to play yet: stopping would only
   // cancel it (the server does so), and the page would ask again.
   $("#stop").disabled = idle || (game.queued && game.searching === "ai");
@@ -956,6 +972,7 @@ async function main() {
   });
   $("#undo").addEventListener("click", () => command("undo"));
   $("#hint").addEventListener("click", () => command("hint"));
+  $("#retry").addEventListener("click", () => command("ai"));
   $("#stop").addEventListener("click", () => {
     api("POST", `/api/games/${game.id}/stop`).catch((error) => showMessage(error.message));
   });
