@@ -326,6 +326,24 @@ def test_undo_takes_back_the_persons_move_and_the_ai_reply(client: TestClient) -
     assert again.status_code == 409 and "no move of yours" in again.json()["error"]
 
 
+def test_an_undo_of_a_version_since_changed_is_refused(client: TestClient) -> None:
+    # A double click on Undo sent two undos of what the person saw: both were played, taking
+    # back two moves. The version the page saw is checked (without one, an undo is as before).
+    game = new_game(client, game="tictactoe", moves=["a1", "b1", "a2", "b2"])
+    undo = f"/api/games/{game['id']}/undo"
+    first = client.post(undo, json={"version": game["version"]})
+    assert first.status_code == 200 and first.json()["moves"] == ["a1", "b1"]
+    second = client.post(undo, json={"version": game["version"]})
+    assert second.status_code == 409
+    assert second.json()["error"] == (
+        f"The game has changed since version {game['version']} (it is at "
+        f"{first.json()['version']}); nothing was taken back."
+    )
+    assert client.get(f"/api/games/{game['id']}").json()["moves"] == ["a1", "b1"]
+    assert client.post(undo).json()["moves"] == []
+    assert client.post(undo, json={"version": "1"}).status_code == 422
+
+
 def test_undo_is_offered_only_with_a_move_of_the_persons_to_take_back(
     client: TestClient,
 ) -> None:

@@ -452,6 +452,37 @@ def test_after_a_failed_search_the_ai_is_asked_again_when_the_person_says_so(
     page.close()
 
 
+def test_a_double_click_on_undo_or_new_game_does_it_once(server: str, browser: Any) -> None:
+    # Before, a double click on Undo took back two moves, and one on "Start new game" made
+    # two games, one of them left on the server.
+    page = _page_on_game(browser, server, game="tictactoe", moves=["a1", "b1", "a2", "b2"])
+    page.evaluate(
+        """() => {
+          const undo = document.querySelector('#undo');
+          undo.dispatchEvent(new MouseEvent('click'));
+          undo.dispatchEvent(new MouseEvent('click'));
+        }"""
+    )
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 2")
+    page.wait_for_timeout(300)  # a second undo would have been answered by now
+    assert page.locator("#move-list li").all_inner_texts() == ["a1", "b1"]
+    assert page.inner_text("#message") == ""
+    made: list[str] = []
+    page.on("request", lambda r: made.append(r.method) if r.url.endswith("/api/games") else None)
+    old = page.evaluate("sessionStorage.getItem('mctslab.game')")
+    page.evaluate(
+        """() => {
+          const form = document.querySelector('#new-game-form');
+          form.requestSubmit();
+          form.requestSubmit();
+        }"""
+    )
+    page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
+    page.wait_for_timeout(300)
+    assert made == ["POST"]
+    page.close()
+
+
 def test_a_phone_screen_fits_the_page(server: str, browser: Any) -> None:
     page = browser.new_page(viewport={"width": 320, "height": 640})
     page.goto(server)

@@ -215,10 +215,20 @@ class GameSession:
             self._hint = self._error = None
             return self._changed()
 
-    def undo(self) -> Message:
-        """Take back moves until it is the person's turn again, one of their moves undone."""
+    def undo(self, version: int | None = None) -> Message:
+        """Take back moves until it is the person's turn again, one of their moves undone.
+
+        ``version``, when given, is the game's version the person saw: a game changed since
+        (by an undo sent twice, say) is refused rather than taken back further.
+        """
         with self._lock:
             self._check_idle("undo")
+            if version is not None and version != self._version:
+                raise ApiError(
+                    409,
+                    f"The game has changed since version {version} (it is at {self._version}); "
+                    "nothing was taken back.",
+                )
             point = self._undo_point()
             if point is None:
                 raise ApiError(409, "There is no move of yours to take back.")

@@ -158,6 +158,15 @@ class Move(BaseModel):
     move: StrictInt | StrictStr
 
 
+class Undo(BaseModel):
+    """The version of the game the person saw (optional): a game changed since is not taken
+    back, so that an undo sent twice takes back one move."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: StrictInt | None = None
+
+
 def create_app(
     engine: str = "compiled", *, max_games: int = MAX_GAMES, searches: int = SEARCHES
 ) -> FastAPI:
@@ -229,8 +238,8 @@ def create_app(
         return store.get(game_id).play(request.move)
 
     @app.post("/api/games/{game_id}/undo")
-    def undo(game_id: str) -> Message:
-        return store.get(game_id).undo()
+    def undo(game_id: str, request: Undo | None = None) -> Message:
+        return store.get(game_id).undo(None if request is None else request.version)
 
     @app.post("/api/games/{game_id}/ai", status_code=202)
     def ai_move(game_id: str) -> Message:

@@ -219,7 +219,7 @@ let game = null; // the latest snapshot of this tab's game
 let live = null; // the latest progress message of the running search
 let socket = null;
 let aiAsked = null;
-let moving = false; // a move of the person's is on its way to the server
+let pending = false; // a request the person made is on its way to the server
 
 function t(key, vars = {}) {
   const text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
@@ -290,7 +290,20 @@ async function api(method, path, body) {
   return data;
 }
 
-async function command(path, body) {
+// What the person asks for, one request at a time: a second click before the first's answer
+// is ignored. It would be refused ("It is the AI's turn" after a move), or do it twice (a
+// double click on Undo took back two moves; on "Start new game", made a game left behind).
+async function exclusive(task) {
+  if (pending) return;
+  pending = true;
+  try {
+    await task();
+  } finally {
+    pending = false;
+  }
+}
+
+async function send(path, body) {
   showMessage("");
   try {
     accept(await api("POST", `/api/games/${game.id}/${path}`, body));
@@ -299,15 +312,12 @@ async function command(path, body) {
   }
 }
 
-// A second click before the first move's answer would be refused ("It is the AI's turn"): ignore it.
-async function playMove(id) {
-  if (moving) return;
-  moving = true;
-  try {
-    await command("moves", { move: id });
-  } finally {
-    moving = false;
-  }
+function command(path, body) {
+  return exclusive(() => send(path, body));
+}
+
+function playMove(id) {
+  return command("moves", { move: id });
 }
 
 function connect(id) {
@@ -375,7 +385,7 @@ function askAi() {
   const key = `${game.id}:${game.version}`;
   if (!aiToMove() || game.searching || aiFailed() || aiAsked === key) return;
   aiAsked = key;
-  command("ai");
+  send("ai"); // not the person's request: it may come while one of theirs is on its way
 }
 
 // -- the new-game form ------------------------------------------------------------
@@ -457,19 +467,21 @@ function formRequest() {
 }
 
 // `notice` stays shown once the game has started (why this tab got a new game).
-async function newGame(request = formRequest(), notice = "") {
-  showMessage(notice);
-  const old = game;
-  try {
-    const snapshot = await api("POST", "/api/games", request);
-    game = null;
-    live = null;
-    accept(snapshot);
-    fillForm(snapshot.settings);
-    if (old && old.id !== snapshot.id) api("DELETE", `/api/games/${old.id}`).catch(() => {});
-  } catch (error) {
-    showMessage(error.message);
-  }
+function newGame(request = formRequest(), notice = "") {
+  return exclusive(async () => {
+    showMessage(notice);
+    const old = game;
+    try {
+      const snapshot = await api("POST", "/api/games", request);
+      game = null;
+      live = null;
+      accept(snapshot);
+      fillForm(snapshot.settings);
+      if (old && old.id !== snapshot.id) api("DELETE", `/api/games/${old.id}`).catch(() => {});
+    } catch (error) {
+      showMessage(error.message);
+    }
+  });
 }
 
 // -- drawing ------------------------------------------------------------------------
@@ -970,7 +982,8 @@ async function main() {
     event.preventDefault();
     newGame();
   });
-  $("#undo").addEventListener("click", () => command("undo"));
+  // with the version seen, so that the server refuses to take back more than the person saw
+  $("#undo").addEventListener("click", () => command("undo", { version: game.version }));
   $("#hint").addEventListener("click", () => command("hint"));
   $("#retry").addEventListener("click", () => command("ai"));
   $("#stop").addEventListener("click", () => {
