@@ -559,6 +559,40 @@ def test_least_recently_used_games_are_closed_beyond_the_limit() -> None:
         assert all(client.get(f"/api/games/{g['id']}").status_code == 200 for g in games[1:])
 
 
+def test_a_new_game_replaces_its_pages_old_game_rather_than_another() -> None:
+    # Before, the page made its new game first and deleted its old one after: on a full
+    # server the new game closed another tab's game (the one used least recently).
+    with TestClient(create_app("python", max_games=2)) as client:
+        other = new_game(client, game="tictactoe")
+        mine = new_game(client, game="tictactoe", moves=["b2"])
+        replacing = new_game(client, game="gomoku", replace=mine["id"])
+        assert client.get(f"/api/games/{mine['id']}").status_code == 404
+        assert client.get(f"/api/games/{other['id']}").status_code == 200
+        assert client.get(f"/api/games/{replacing['id']}").status_code == 200
+        # A game no longer kept (closed already) is no matter: the new one is made as usual.
+        loaded = new_game(client, record="tictactoe\nb2\n", replace=mine["id"])
+        assert loaded["moves"] == ["b2"]
+
+
+def test_games_watched_live_are_closed_last_and_told_why() -> None:
+    # Before, a game whose page watched it live was closed as soon as any other, though its
+    # person may be thinking over a move (their last request long ago); now it goes last.
+    with TestClient(create_app("python", max_games=2)) as client:
+        watched, unwatched = new_game(client, game="tictactoe"), new_game(client, game="tictactoe")
+        with client.websocket_connect(f"/api/games/{watched['id']}/live") as stream:
+            assert stream.receive_json()["type"] == "state"
+            newer = new_game(client, game="tictactoe")
+            assert client.get(f"/api/games/{unwatched['id']}").status_code == 404
+            assert client.get(f"/api/games/{watched['id']}").status_code == 200
+            # With every game watched, the one used least recently goes after all.
+            with client.websocket_connect(f"/api/games/{newer['id']}/live") as newer_stream:
+                assert newer_stream.receive_json()["type"] == "state"
+                client.get(f"/api/games/{watched['id']}")
+                new_game(client, game="tictactoe")
+                assert newer_stream.receive_json() == {"type": "closed", "reason": "evicted"}
+            assert client.get(f"/api/games/{watched['id']}").status_code == 200
+
+
 def test_no_game_is_kept_beyond_the_limit_while_every_game_searches() -> None:
     # Searching games cannot be closed to make room: once they fill the server, a new game
     # is refused (the audit kept 35 games of 40 against a limit of 32, searching or queued).
@@ -755,4 +789,4 @@ def test_the_stream_ends_when_the_game_is_deleted(client: TestClient) -> None:
     with client.websocket_connect(f"/api/games/{game['id']}/live") as socket:
         assert socket.receive_json()["type"] == "state"
         assert client.delete(f"/api/games/{game['id']}").status_code == 204
-        assert socket.receive_json() == {"type": "closed"}
+        assert socket.receive_json() == {"type": "closed", "reason": "deleted"}

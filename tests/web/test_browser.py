@@ -269,7 +269,11 @@ def test_each_tab_plays_its_own_game(server: str, browser: Any) -> None:
         context.close()
 
 
-def test_a_tab_whose_game_is_gone_says_so_in_its_new_game(server: str, browser: Any) -> None:
+def test_a_tab_whose_game_is_closed_says_so_and_starts_none_by_itself(
+    server: str, browser: Any
+) -> None:
+    # Before, the tab started a new game at once: on a full server that closed another tab's
+    # game, whose page did the same, and so on.
     page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
     page.goto(server)
     page.wait_for_selector("#status[data-state=your-turn]")
@@ -286,11 +290,20 @@ def test_a_tab_whose_game_is_gone_says_so_in_its_new_game(server: str, browser: 
     # Another tab sharing this one's storage deletes the game.
     request = urllib.request.Request(f"{server}api/games/{old}", method="DELETE")
     urllib.request.urlopen(request, timeout=5).close()
+    page.wait_for_selector("#status[data-state=closed]")
+    gone = "This game is no longer on the server: start a new game to play on."
+    assert page.inner_text("#status") == gone
+    assert page.locator("#board rect.target").count() == 0 and not page.is_enabled("#hint")
+    assert not [text for text in page.evaluate("window.shown") if "connection" in text.lower()]
+    page.wait_for_timeout(300)
+    assert page.evaluate("sessionStorage.getItem('mctslab.game')") == old
+    # A game closed to make room says so (the server's message, as the stream brings it).
+    page.evaluate("socket.onmessage({data: JSON.stringify({type: 'closed', reason: 'evicted'})})")
+    assert page.inner_text("#status").startswith("The server was full, so this game was closed")
+    # The person starts one when they like.
+    page.click("#new-game")
     page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
     page.wait_for_selector("#status[data-state=your-turn]")
-    gone = "This game is no longer on the server; a new one was started."
-    assert page.inner_text("#message") == gone
-    assert not [text for text in page.evaluate("window.shown") if "connection" in text.lower()]
     page.close()
 
 
@@ -467,8 +480,8 @@ def test_a_double_click_on_undo_or_new_game_does_it_once(server: str, browser: A
     page.wait_for_timeout(300)  # a second undo would have been answered by now
     assert page.locator("#move-list li").all_inner_texts() == ["a1", "b1"]
     assert page.inner_text("#message") == ""
-    made: list[str] = []
-    page.on("request", lambda r: made.append(r.method) if r.url.endswith("/api/games") else None)
+    made: list[dict[str, Any]] = []
+    page.on("request", lambda r: r.url.endswith("/api/games") and made.append(r.post_data_json))
     old = page.evaluate("sessionStorage.getItem('mctslab.game')")
     page.evaluate(
         """() => {
@@ -479,7 +492,8 @@ def test_a_double_click_on_undo_or_new_game_does_it_once(server: str, browser: A
     )
     page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
     page.wait_for_timeout(300)
-    assert made == ["POST"]
+    # One new game, which replaces the old one (deleted before it is made: see the API's tests).
+    assert [body["replace"] for body in made] == [old]
     page.close()
 
 

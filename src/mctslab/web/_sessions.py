@@ -32,6 +32,9 @@ MAX_GAMES = 32
 SEARCHES = 4
 
 SearchKind = Literal["ai", "hint"]
+#: Why a game was closed, as its live stream's last message says: deleted (or replaced by
+#: a new game of its tab's), evicted to make room for a new game, or the server stopping.
+CloseReason = Literal["deleted", "evicted", "shutdown"]
 Message = dict[str, Any]
 
 #: How deep and how wide the snapshot of the last AI search tree is drawn.
@@ -165,6 +168,11 @@ class GameSession:
     def searching(self) -> bool:
         return self._searching is not None
 
+    @property
+    def watched(self) -> bool:
+        """Whether a live stream (a page showing the game) is open."""
+        return bool(self._subscribers)
+
     def snapshot(self) -> Message:
         """The whole game as the page shows it."""
         with self._lock:
@@ -271,12 +279,12 @@ class GameSession:
                 self._changed()
             return True
 
-    def close(self) -> None:
+    def close(self, reason: CloseReason = "deleted") -> None:
         """Stop any search (one still waiting for a thread never starts), end the live streams
-        and release the engine."""
+        (telling them why) and release the engine."""
         with self._lock:
             self.closed = True
-            self._publish({"type": "closed"})
+            self._publish({"type": "closed", "reason": reason})
             self._subscribers.clear()
             if self._stop is None:
                 self._player.close()
@@ -438,8 +446,9 @@ class SessionStore:
     """All games of one server, with the worker threads their searches run in.
 
     At most ``max_games`` are kept, so memory stays bounded: making one more
-    closes the game that was used least recently and is not searching, and is
-    refused (ApiError 503) while every game searches or waits to.
+    closes a game that is not searching, one that no page watches live first,
+    then the one used least recently, and is refused (ApiError 503) while every
+    game searches or waits to.
     """
 
     def __init__(
@@ -458,9 +467,14 @@ class SessionStore:
         human: int,
         budget: Budget,
         tags: dict[str, str] | None = None,
+        replace: str | None = None,
     ) -> GameSession:
         """A new game from ``start`` (an initial position) after ``moves``, already checked;
-        ``tags`` (a loaded record's) are kept in the game's record."""
+        ``tags`` (a loaded record's) are kept in the game's record.
+
+        ``replace`` names a game to delete first (the old game of the page that asks), so
+        that it makes room rather than another page's game; an id no longer kept is ignored.
+        """
         if start.spec.num_players != 2:
             raise ApiError(
                 400,
@@ -469,6 +483,9 @@ class SessionStore:
             )
         settings = Settings(start.spec.name, dict(start.spec.params), human, budget, self.engine)
         with self._lock:
+            replaced = self._games.pop(replace, None) if replace is not None else None
+            if replaced is not None:
+                replaced.close()
             self._evict()
             if len(self._games) >= self.max_games:
                 raise ApiError(
@@ -504,15 +521,18 @@ class SessionStore:
         with self._lock:
             games, self._games = list(self._games.values()), {}
         for session in games:
-            session.close()
+            session.close("shutdown")
         self.workers.shutdown()
 
     def _evict(self) -> None:
-        """Close least recently used idle games until there is room for one more, if they can."""
+        """Close idle games until there is room for one more, if they can: those no page
+        watches first (on a watched one a person may be thinking over a move, with no
+        request for a while), each group least recently used first."""
         idle = sorted(
-            (s for s in self._games.values() if not s.searching), key=lambda s: s.last_used
+            (s for s in self._games.values() if not s.searching),
+            key=lambda s: (s.watched, s.last_used),
         )
         while len(self._games) >= self.max_games and idle:
             session = idle.pop(0)
             del self._games[session.id]
-            session.close()
+            session.close("evicted")

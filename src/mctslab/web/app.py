@@ -80,6 +80,8 @@ class NewGame(BaseModel):
     simulations: StrictInt | None = Field(default=None, ge=1, le=MAX_SIMULATIONS)
     moves: list[StrictStr] = Field(default_factory=list)
     record: str | None = Field(default=None, max_length=MAX_RECORD_CHARS)
+    #: The game this one replaces (the page's old game), deleted first: see SessionStore.new_game.
+    replace: StrictStr | None = None
 
     @field_validator("moves")
     @classmethod
@@ -222,7 +224,8 @@ def create_app(
     @app.post("/api/games", status_code=201)
     def new_game(request: NewGame) -> Message:
         start, moves, tags = request.position()
-        return store.new_game(start, moves, request.human, request.budget(), tags).snapshot()
+        game = store.new_game(start, moves, request.human, request.budget(), tags, request.replace)
+        return game.snapshot()
 
     @app.get("/api/games/{game_id}")
     def get_game(game_id: str) -> Message:

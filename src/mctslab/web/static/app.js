@@ -74,6 +74,8 @@ const STRINGS = {
     count_say: "Say {numbers}",
     connection_lost: "Connection to the server lost; reconnecting…",
     game_gone: "This game is no longer on the server; a new one was started.",
+    game_closed: "This game is no longer on the server: start a new game to play on.",
+    game_evicted: "The server was full, so this game was closed to make room for another: start a new game to play on.",
     bad_file: "Could not read the file: {error}",
     player_X: "X",
     player_O: "O",
@@ -163,6 +165,8 @@ const STRINGS = {
     count_say: "报 {numbers}",
     connection_lost: "与服务器的连接已断开，正在重连…",
     game_gone: "服务器上已没有这局棋，已开始新对局。",
+    game_closed: "服务器上已没有这局棋：开始新对局即可继续下棋。",
+    game_evicted: "服务器已满，这局棋已被关闭，为其他对局腾出位置：开始新对局即可继续下棋。",
     bad_file: "无法读取文件：{error}",
     player_X: "X",
     player_O: "O",
@@ -338,10 +342,14 @@ function connect(id) {
       renderBoard();
       renderAnalysis();
     } else if (message.type === "error" || message.type === "closed") {
-      // The game is gone (deleted by another tab sharing this one's storage, evicted, or
-      // the server restarted): this socket's end is expected, not a lost connection.
+      // The game is gone (deleted by another tab sharing this one's storage, closed to make
+      // room, or the server restarted): this socket's end is expected, not a lost connection.
+      // No game is started in its place until the person asks: on a full server it would
+      // close another tab's game, whose page would do the same, and so on.
       ws.onclose = null;
-      newGame(formRequest(), t("game_gone"));
+      game = { ...game, closed: message.reason ?? "gone", searching: null, queued: false };
+      live = null;
+      render();
     }
   };
   ws.onclose = () => {
@@ -356,9 +364,10 @@ function connect(id) {
   };
 }
 
-// A snapshot from the server (HTTP answer or live stream); older ones are ignored.
+// A snapshot from the server (HTTP answer or live stream); older ones, and any of a game
+// since closed, are ignored.
 function accept(snapshot) {
-  if (game && snapshot.id === game.id && snapshot.version < game.version) return;
+  if (game && snapshot.id === game.id && (game.closed || snapshot.version < game.version)) return;
   const changedGame = !game || game.id !== snapshot.id;
   game = snapshot;
   if (!game.searching) live = null;
@@ -372,7 +381,7 @@ function accept(snapshot) {
 }
 
 function aiToMove() {
-  return game.to_move !== null && game.to_move !== game.settings.human;
+  return !game.closed && game.to_move !== null && game.to_move !== game.settings.human;
 }
 
 // The AI's search failed in this position: it is asked again only when the person says so.
@@ -467,17 +476,17 @@ function formRequest() {
 }
 
 // `notice` stays shown once the game has started (why this tab got a new game).
+// The tab's old game is replaced: deleted before the new one is made, so that on a full server
+// it makes the room rather than another tab's game.
 function newGame(request = formRequest(), notice = "") {
   return exclusive(async () => {
     showMessage(notice);
-    const old = game;
     try {
-      const snapshot = await api("POST", "/api/games", request);
+      const snapshot = await api("POST", "/api/games", game ? { ...request, replace: game.id } : request);
       game = null;
       live = null;
       accept(snapshot);
       fillForm(snapshot.settings);
-      if (old && old.id !== snapshot.id) api("DELETE", `/api/games/${old.id}`).catch(() => {});
     } catch (error) {
       showMessage(error.message);
     }
@@ -506,7 +515,10 @@ function renderStatus() {
   status.className = "";
   let text;
   let state;
-  if (game.outcome) {
+  if (game.closed) {
+    state = "closed";
+    text = t(game.closed === "evicted" ? "game_evicted" : "game_closed");
+  } else if (game.outcome) {
     const reason = reasonText(game.outcome.reason, game.outcome.winner);
     state = "over";
     status.className = "over";
@@ -570,7 +582,7 @@ function mustPass() {
 }
 
 function canPlay() {
-  return !game.outcome && !game.searching && game.to_move === game.settings.human;
+  return !game.closed && !game.outcome && !game.searching && game.to_move === game.settings.human;
 }
 
 function renderBoard() {
@@ -865,7 +877,7 @@ function renderMoves() {
 
 function renderButtons() {
   const idle = !game.searching;
-  $("#undo").disabled = !idle || !game.can_undo;
+  $("#undo").disabled = !idle || !game.can_undo || Boolean(game.closed);
   $("#hint").disabled = !canPlay();
   $("#retry").hidden = !aiFailed();
   // An AI move still waiting for a search slot has nothing to play yet: stopping would only
@@ -874,7 +886,8 @@ function renderButtons() {
   // stopping a hint plays nothing
   $("#stop").textContent = t(game.searching === "hint" ? "stop_hint" : "stop");
   $("#load").disabled = !idle;
-  $("#show-tree").disabled = !game.tree;
+  $("#save").disabled = Boolean(game.closed);
+  $("#show-tree").disabled = !game.tree || Boolean(game.closed);
   $("#show-tree").title = game.last_search && !game.tree ? t("no_tree") : "";
   const pass = game.legal.find((move) => move.move === "pass");
   $("#pass").hidden = !pass;
