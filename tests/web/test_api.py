@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import random
@@ -13,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi import WebSocketDisconnect
+from fastapi.routing import APIWebSocketRoute
 from fastapi.testclient import TestClient
 
 import mctslab.web.app as web_app
@@ -292,7 +296,8 @@ def test_a_failed_search_is_forgotten_once_the_position_changes(
 ) -> None:
     # Before, the error stayed until another search began, and the page asks the AI to move
     # only while the game shows none: after one failure the AI never moved again.
-    analyse, calls = MCTSPlayer.analyse, []
+    analyse = MCTSPlayer.analyse
+    calls: list[None] = []
 
     def fails_twice(player: MCTSPlayer, *args: Any, **kwargs: Any) -> Any:
         calls.append(None)
@@ -683,6 +688,55 @@ def test_the_stream_carries_live_progress_of_legal_moves(client: TestClient) -> 
         assert update["pv"] and update["pv"][0] == update["best_move"]
     counts = [update["simulations"] for update in progress]
     assert counts == sorted(counts) and counts[-1] <= final["last_search"]["simulations"]
+
+
+def test_a_page_that_reads_slowly_gets_the_latest_progress_only() -> None:
+    # Before, every progress waited for the page in an unbounded queue: a page that read
+    # nothing (a stalled connection) held more and more of them, each the size of a board.
+    store = SessionStore("python")
+    session = store.new_game(make("gomoku", size=9), [], 0, Budget(seconds=0.6))
+
+    async def read_after_the_search() -> list[dict[str, Any]]:
+        stream = session.subscribe(asyncio.get_running_loop())
+        session.start_search("hint", store.workers)
+        while session.searching:
+            await asyncio.sleep(0.02)  # the server goes on, the page reads nothing
+        messages = []
+        with contextlib.suppress(TimeoutError):
+            while True:
+                messages.append(await asyncio.wait_for(stream.get(), 0.2))
+        return messages
+
+    try:
+        messages = asyncio.run(read_after_the_search())
+    finally:
+        store.close()
+    # The game, the search begun, its latest progress, the hint: none of the changes lost.
+    assert [message["type"] for message in messages] == ["state", "state", "progress", "state"]
+    progress, done = messages[2], messages[3]["game"]
+    assert 0 < progress["simulations"] <= done["hint"]["simulations"]
+
+
+def test_a_page_gone_while_its_stream_sends_ends_the_stream_quietly() -> None:
+    # Before, a connection dropped under a message raised WebSocketDisconnect out of the
+    # app, which the server logged as "Exception in ASGI application".
+    class Dropped:
+        async def accept(self) -> None:
+            pass
+
+        async def receive(self) -> dict[str, Any]:
+            await asyncio.Event().wait()  # the page's going is noticed only on sending
+            raise AssertionError("unreachable")
+
+        async def send_json(self, data: Any) -> None:
+            raise WebSocketDisconnect(code=1006)
+
+    app = create_app("python")
+    with TestClient(app) as client:
+        game = new_game(client, game="tictactoe")
+        live = next(route for route in app.routes if isinstance(route, APIWebSocketRoute))
+        asyncio.run(live.endpoint(Dropped(), game["id"]))
+        asyncio.run(live.endpoint(Dropped(), "no-such-game"))
 
 
 # -- records and the search tree ------------------------------------------------------------------

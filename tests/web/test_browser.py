@@ -481,7 +481,12 @@ def test_a_double_click_on_undo_or_new_game_does_it_once(server: str, browser: A
     assert page.locator("#move-list li").all_inner_texts() == ["a1", "b1"]
     assert page.inner_text("#message") == ""
     made: list[dict[str, Any]] = []
-    page.on("request", lambda r: r.url.endswith("/api/games") and made.append(r.post_data_json))
+
+    def note(request: Any) -> None:
+        if request.url.endswith("/api/games"):
+            made.append(request.post_data_json)
+
+    page.on("request", note)
     old = page.evaluate("sessionStorage.getItem('mctslab.game')")
     page.evaluate(
         """() => {

@@ -13,6 +13,7 @@ import asyncio
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -72,19 +73,40 @@ class Settings:
 
 
 class _Subscriber:
-    """One open live stream: messages cross from worker threads to its event loop."""
+    """One open live stream: messages cross from worker threads to its event loop.
+
+    A page that reads slower than a search reports its progress gets the latest
+    progress only: one waiting to be sent is replaced by the next, so what waits
+    stays small. Every other message (a change of the game, its closing) is kept.
+    """
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.queue: asyncio.Queue[Message] = asyncio.Queue()
+        self._messages: deque[Message] = deque()
+        self._arrived = asyncio.Event()
 
     def send(self, message: Message) -> bool:
         """Queue ``message``; False once the stream's loop has closed."""
         try:
-            self.loop.call_soon_threadsafe(self.queue.put_nowait, message)
+            self.loop.call_soon_threadsafe(self._put, message)
         except RuntimeError:
             return False
         return True
+
+    async def get(self) -> Message:
+        """The next message, once there is one."""
+        while not self._messages:
+            self._arrived.clear()
+            await self._arrived.wait()
+        return self._messages.popleft()
+
+    def _put(self, message: Message) -> None:  # in the stream's loop
+        waiting = self._messages
+        if waiting and waiting[-1]["type"] == message["type"] == "progress":
+            waiting[-1] = message  # of the same search: every search begins with a state
+        else:
+            waiting.append(message)
+        self._arrived.set()
 
 
 class SearchWorkers:
@@ -293,17 +315,18 @@ class GameSession:
                 self._cancel_queued()
 
     # -- the live stream ------------------------------------------------------
-    def subscribe(self, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[Message]:
-        """A queue that receives every change and every search progress of this game."""
+    def subscribe(self, loop: asyncio.AbstractEventLoop) -> _Subscriber:
+        """A live stream, made in ``loop``, that receives every change of this game and its
+        searches' latest progress."""
         subscriber = _Subscriber(loop)
         with self._lock:
             self._subscribers.add(subscriber)
             subscriber.send({"type": "state", "game": self._snapshot()})
-        return subscriber.queue
+        return subscriber
 
-    def unsubscribe(self, queue: asyncio.Queue[Message]) -> None:
+    def unsubscribe(self, subscriber: _Subscriber) -> None:
         with self._lock:
-            self._subscribers = {s for s in self._subscribers if s.queue is not queue}
+            self._subscribers.discard(subscriber)
 
     # -- internals --------------------------------------------------------------
     def _search(self, kind: SearchKind, position: State, stop: threading.Event) -> None:

@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import shutil
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request, WebSocket
+from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -286,24 +286,27 @@ def create_app(
     @app.websocket("/api/games/{game_id}/live")
     async def live(websocket: WebSocket, game_id: str) -> None:
         await websocket.accept()
-        try:
-            session = store.get(game_id)
-        except ApiError as error:
-            await websocket.send_json({"type": "error", "error": error.message})
-            await websocket.close(code=4404)
-            return
-        await _stream(websocket, session)
+        # A page gone while a message is sent to it (its connection dropped) ends the stream
+        # as its disconnecting does: no error of the server's.
+        with suppress(WebSocketDisconnect):
+            try:
+                session = store.get(game_id)
+            except ApiError as error:
+                await websocket.send_json({"type": "error", "error": error.message})
+                await websocket.close(code=4404)
+                return
+            await _stream(websocket, session)
 
     return app
 
 
 async def _stream(websocket: WebSocket, session: GameSession) -> None:
     """Forward the game's messages until the page goes away or the game is closed."""
-    queue = session.subscribe(asyncio.get_running_loop())
+    subscriber = session.subscribe(asyncio.get_running_loop())
     closed = asyncio.create_task(_until_disconnect(websocket))
     try:
         while True:
-            message = asyncio.create_task(queue.get())
+            message = asyncio.create_task(subscriber.get())
             await asyncio.wait({message, closed}, return_when=asyncio.FIRST_COMPLETED)
             if closed.done():
                 message.cancel()
@@ -314,7 +317,7 @@ async def _stream(websocket: WebSocket, session: GameSession) -> None:
                 return
     finally:
         closed.cancel()
-        session.unsubscribe(queue)
+        session.unsubscribe(subscriber)
 
 
 async def _until_disconnect(websocket: WebSocket) -> None:
