@@ -26,7 +26,7 @@ from mctslab.games import available_games, make
 from mctslab.players.mcts import MCTSPlayer
 from mctslab.web import create_app
 from mctslab.web._boards import board_view
-from mctslab.web._sessions import SearchKind, SessionStore
+from mctslab.web._sessions import MEMORY_MB, SearchKind, SessionStore
 from tests.conftest import garbage_collector_off, load_data
 from tests.web.conftest import ai_move, finish_search, new_game, wait_idle
 
@@ -106,6 +106,17 @@ def test_ai_answers_with_a_legal_move(client: TestClient) -> None:
     assert after["last_search"]["best_move"] == after["moves"][1]
     assert after["last_search"]["simulations"] >= 200
     assert after["last_search"]["stopped_by"] == "iterations"
+
+
+def test_each_game_s_search_tree_has_a_memory_limit(client: TestClient) -> None:
+    # Before, a game's tree (kept between its moves) could take the compiled engine's
+    # default of 1 GiB: 32 kept games, 32 GiB.
+    assert new_game(client, game="tictactoe")["settings"]["memory_mb"] == MEMORY_MB == 256
+    with TestClient(create_app("python", memory_mb=1)) as small:
+        game = new_game(small, game="connect4", human=1, simulations=50_000_000)
+        assert game["settings"]["memory_mb"] == 1
+        after = ai_move(small, game["id"])
+        assert after["last_search"]["stopped_by"] == "memory" and len(after["moves"]) == 1
 
 
 def test_a_budget_of_simulations_alone_still_stops_in_time(
@@ -549,6 +560,7 @@ def test_simultaneous_moves_on_one_game_are_played_once(client: TestClient) -> N
         ({"engine": "gpu"}, "The 'engine' parameter of create_app must be one of"),
         ({"searches": 0}, "The 'searches' parameter of create_app must be an int >= 1. Got 0"),
         ({"max_games": 0}, "The 'max_games' parameter of create_app must be an int >= 1"),
+        ({"memory_mb": 0.5}, "The 'memory_mb' parameter of create_app must be a float in [1, "),
     ],
 )
 def test_the_app_checks_its_settings(kwargs: dict[str, Any], message: str) -> None:

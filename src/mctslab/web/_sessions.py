@@ -10,13 +10,13 @@ per game at a time), and its progress is published to the page's live stream.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from mctslab.core.config import Budget, SearchConfig
@@ -31,6 +31,10 @@ from mctslab.web._boards import board_view, two_player_games
 #: The games kept at once, and the searches run at once (the others wait for a thread).
 MAX_GAMES = 32
 SEARCHES = 4
+#: The most memory a game's search tree takes (MiB; Budget.memory_mb). A game keeps its tree
+#: between moves (tree reuse) while it is kept: without a limit each could take the compiled
+#: engine's DEFAULT_TREE_MB (1 GiB), every kept game together many times the machine's memory.
+MEMORY_MB = 256.0
 
 SearchKind = Literal["ai", "hint"]
 #: Why a game was closed, as its live stream's last message says: deleted (or replaced by
@@ -51,7 +55,7 @@ class ApiError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Settings:
     """What a new game is made of: the game with its parameters, the person's side, the AI."""
 
@@ -68,6 +72,7 @@ class Settings:
             "human": self.human,
             "seconds": self.budget.seconds,
             "simulations": self.budget.iterations,
+            "memory_mb": self.budget.memory_mb,
             "engine": self.engine,
         }
 
@@ -468,17 +473,24 @@ class GameSession:
 class SessionStore:
     """All games of one server, with the worker threads their searches run in.
 
-    At most ``max_games`` are kept, so memory stays bounded: making one more
-    closes a game that is not searching, one that no page watches live first,
-    then the one used least recently, and is refused (ApiError 503) while every
-    game searches or waits to.
+    At most ``max_games`` are kept, each searching with a tree of at most
+    ``memory_mb`` MiB (its search stops when the tree is full), so memory stays
+    bounded: making one more closes a game that is not searching, one that no
+    page watches live first, then the one used least recently, and is refused
+    (ApiError 503) while every game searches or waits to.
     """
 
     def __init__(
-        self, engine: str, *, max_games: int = MAX_GAMES, search_threads: int = SEARCHES
+        self,
+        engine: str,
+        *,
+        max_games: int = MAX_GAMES,
+        search_threads: int = SEARCHES,
+        memory_mb: float = MEMORY_MB,
     ) -> None:
         self.engine = engine
         self.max_games = max_games
+        self.memory_mb = memory_mb
         self._games: dict[str, GameSession] = {}
         self._lock = threading.Lock()
         self.workers = SearchWorkers(search_threads)
@@ -492,8 +504,9 @@ class SessionStore:
         tags: dict[str, str] | None = None,
         replace: str | None = None,
     ) -> GameSession:
-        """A new game from ``start`` (an initial position) after ``moves``, already checked;
-        ``tags`` (a loaded record's) are kept in the game's record.
+        """A new game from ``start`` (an initial position) after ``moves``, already checked,
+        searched with ``budget`` and the store's memory limit; ``tags`` (a loaded record's) are
+        kept in the game's record.
 
         ``replace`` names a game to delete first (the old game of the page that asks), so
         that it makes room rather than another page's game; an id no longer kept is ignored.
@@ -504,6 +517,7 @@ class SessionStore:
                 f"{start.spec.name!r} is not a two-player game; the board plays "
                 f"{', '.join(two_player_games())}.",
             )
+        budget = dataclasses.replace(budget, memory_mb=self.memory_mb)
         settings = Settings(start.spec.name, dict(start.spec.params), human, budget, self.engine)
         with self._lock:
             replaced = self._games.pop(replace, None) if replace is not None else None

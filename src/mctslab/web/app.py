@@ -33,7 +33,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 
-from mctslab._validation import check_int
+from mctslab._validation import check_float, check_int, physical_mib
 from mctslab.core.config import Budget
 from mctslab.core.tree_view import TreeView
 from mctslab.games import InvalidMoveError, State, available_games, make
@@ -43,6 +43,7 @@ from mctslab.records import load_record
 from mctslab.web._boards import catalog, two_player_games
 from mctslab.web._sessions import (
     MAX_GAMES,
+    MEMORY_MB,
     SEARCHES,
     ApiError,
     GameSession,
@@ -170,13 +171,18 @@ class Undo(BaseModel):
 
 
 def create_app(
-    engine: str = "compiled", *, max_games: int = MAX_GAMES, searches: int = SEARCHES
+    engine: str = "compiled",
+    *,
+    max_games: int = MAX_GAMES,
+    searches: int = SEARCHES,
+    memory_mb: float = MEMORY_MB,
 ) -> FastAPI:
     """The app; ``engine`` searches every game ("compiled" or "python").
 
     At most ``max_games`` games are kept (while every one searches, a new game is
-    refused) and ``searches`` searches run at once (the others wait for a free
-    worker thread).
+    refused), ``searches`` searches run at once (the others wait for a free
+    worker thread), and each game's search tree, kept between its moves, takes at
+    most ``memory_mb`` MiB (a search stops when it is full).
     """
     if engine not in ENGINES:
         raise ValueError(
@@ -185,7 +191,11 @@ def create_app(
         )
     check_int(max_games, "max_games", "create_app", low=1)
     check_int(searches, "searches", "create_app", low=1)
-    store = SessionStore(engine, max_games=max_games, search_threads=searches)
+    # 1 MiB holds any board's root and its children (19x19: 362 nodes).
+    memory_mb = check_float(
+        memory_mb, "memory_mb", "create_app", low=1.0, high=physical_mib(), low_inclusive=True
+    )
+    store = SessionStore(engine, max_games=max_games, search_threads=searches, memory_mb=memory_mb)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
