@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import os
 import random
 import re
 import shutil
@@ -12,15 +15,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi import WebSocketDisconnect
+from fastapi.routing import APIWebSocketRoute
 from fastapi.testclient import TestClient
 
 import mctslab.web.app as web_app
 from mctslab.core import MCTS, Budget
 from mctslab.fast import FastMCTS
 from mctslab.games import available_games, make
+from mctslab.players.mcts import MCTSPlayer
 from mctslab.web import create_app
 from mctslab.web._boards import board_view
-from mctslab.web._sessions import SessionStore
+from mctslab.web._sessions import MEMORY_MB, SearchKind, SessionStore
 from tests.conftest import garbage_collector_off, load_data
 from tests.web.conftest import ai_move, finish_search, new_game, wait_idle
 
@@ -100,6 +106,17 @@ def test_ai_answers_with_a_legal_move(client: TestClient) -> None:
     assert after["last_search"]["best_move"] == after["moves"][1]
     assert after["last_search"]["simulations"] >= 200
     assert after["last_search"]["stopped_by"] == "iterations"
+
+
+def test_each_game_s_search_tree_has_a_memory_limit(client: TestClient) -> None:
+    # Before, a game's tree (kept between its moves) could take the compiled engine's
+    # default of 1 GiB: 32 kept games, 32 GiB.
+    assert new_game(client, game="tictactoe")["settings"]["memory_mb"] == MEMORY_MB == 256
+    with TestClient(create_app("python", memory_mb=1)) as small:
+        game = new_game(small, game="connect4", human=1, simulations=50_000_000)
+        assert game["settings"]["memory_mb"] == 1
+        after = ai_move(small, game["id"])
+        assert after["last_search"]["stopped_by"] == "memory" and len(after["moves"]) == 1
 
 
 def test_a_budget_of_simulations_alone_still_stops_in_time(
@@ -206,6 +223,37 @@ def test_a_deleted_game_s_search_that_waits_for_a_thread_never_starts() -> None:
         store.close()
 
 
+@pytest.mark.parametrize("kind", ["ai", "hint"])
+@pytest.mark.parametrize("cancelled", [True, False], ids=["waiting", "just-begun"])
+def test_a_search_stopped_before_it_begins_never_runs(
+    kind: SearchKind, cancelled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, it waited for the thread and then ran one simulation, whose move the AI played
+    # (or the page showed as a hint). "just-begun": its thread took it before the stop came.
+    store = SessionStore("python", search_threads=1)
+    release = threading.Event()
+    try:
+        _, blocker = store.workers.submit(release.wait)  # the only thread is busy
+        if not cancelled:
+            monkeypatch.setattr(store.workers, "cancel", lambda future: False)
+        human = 0 if kind == "hint" else 1
+        session = store.new_game(make("gomoku", size=9), [], human, Budget(iterations=100))
+        assert session.start_search(kind, store.workers)["queued"] is True
+        assert session.stop_search() is True
+        assert session.searching is not cancelled
+        release.set()
+        blocker.result(timeout=10)
+        finish_search(session)
+        game = session.snapshot()
+        assert game["moves"] == [] and game["last_search"] is None and game["hint"] is None
+        assert game["queued"] is False and game["error"] is None
+        assert session.start_search(kind, store.workers)["searching"] == kind  # usable again
+        finish_search(session)
+    finally:
+        release.set()
+        store.close()
+
+
 def test_a_deleted_game_frees_its_ai_tree_at_once() -> None:
     # Measured through the API (benchmarks/web_memory.py), each game made, searched and deleted
     # left its compiled tree to the garbage collector's next full pass (a reference cycle in
@@ -254,6 +302,34 @@ def test_hint_advises_without_moving(client: TestClient) -> None:
     assert client.get(f"/api/games/{game['id']}").json()["hint"] is None
 
 
+def test_a_failed_search_is_forgotten_once_the_position_changes(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, the error stayed until another search began, and the page asks the AI to move
+    # only while the game shows none: after one failure the AI never moved again.
+    analyse = MCTSPlayer.analyse
+    calls: list[None] = []
+
+    def fails_twice(player: MCTSPlayer, *args: Any, **kwargs: Any) -> Any:
+        calls.append(None)
+        if len(calls) <= 2:
+            raise MemoryError("injected")
+        return analyse(player, *args, **kwargs)
+
+    monkeypatch.setattr(MCTSPlayer, "analyse", fails_twice)
+    game = new_game(client, game="tictactoe", simulations=50)
+    client.post(f"/api/games/{game['id']}/hint")
+    assert wait_idle(client, game["id"])["error"] == "The search failed: injected"
+    played = client.post(f"/api/games/{game['id']}/moves", json={"move": "b2"}).json()
+    assert played["error"] is None and played["to_move"] == 1
+    failed = ai_move(client, game["id"])
+    assert failed["error"] == "The search failed: injected" and failed["to_move"] == 1
+    undone = client.post(f"/api/games/{game['id']}/undo").json()
+    assert undone["error"] is None and undone["moves"] == []
+    client.post(f"/api/games/{game['id']}/moves", json={"move": "b2"})
+    assert ai_move(client, game["id"])["moves"][1:]
+
+
 # -- undo -----------------------------------------------------------------------------------------
 def test_undo_takes_back_the_persons_move_and_the_ai_reply(client: TestClient) -> None:
     game = new_game(client, game="tictactoe", simulations=100)
@@ -264,6 +340,24 @@ def test_undo_takes_back_the_persons_move_and_the_ai_reply(client: TestClient) -
     assert undone.json()["moves"] == [] and undone.json()["board"] == game["board"]
     again = client.post(f"/api/games/{game['id']}/undo")
     assert again.status_code == 409 and "no move of yours" in again.json()["error"]
+
+
+def test_an_undo_of_a_version_since_changed_is_refused(client: TestClient) -> None:
+    # A double click on Undo sent two undos of what the person saw: both were played, taking
+    # back two moves. The version the page saw is checked (without one, an undo is as before).
+    game = new_game(client, game="tictactoe", moves=["a1", "b1", "a2", "b2"])
+    undo = f"/api/games/{game['id']}/undo"
+    first = client.post(undo, json={"version": game["version"]})
+    assert first.status_code == 200 and first.json()["moves"] == ["a1", "b1"]
+    second = client.post(undo, json={"version": game["version"]})
+    assert second.status_code == 409
+    assert second.json()["error"] == (
+        f"The game has changed since version {game['version']} (it is at "
+        f"{first.json()['version']}); nothing was taken back."
+    )
+    assert client.get(f"/api/games/{game['id']}").json()["moves"] == ["a1", "b1"]
+    assert client.post(undo).json()["moves"] == []
+    assert client.post(undo, json={"version": "1"}).status_code == 422
 
 
 def test_undo_is_offered_only_with_a_move_of_the_persons_to_take_back(
@@ -363,6 +457,16 @@ def test_searches_only_on_the_right_turn(client: TestClient) -> None:
         ({"game": "tictactoe", "human": 2}, 422, "human"),
         ({"game": "tictactoe", "human": True}, 422, "human: Input should be a valid integer"),
         ({"game": "tictactoe", "seconds": float("nan")}, 422, "seconds: Input should be a finite"),
+        # JSON's true is not 1 second, as it is not 1 simulation.
+        ({"game": "tictactoe", "seconds": True}, 422, "seconds: Input should be a valid number"),
+        # A record names its game, parameters and moves: others given with it were ignored.
+        (
+            {"record": "tictactoe\nb2\n", "game": "gomoku", "moves": ["zz"]},
+            422,
+            "Invalid request: A record names its game, parameters and moves: drop game, moves, "
+            "or the record.",
+        ),
+        ({"record": "gomoku size=9\n", "params": {"size": 15}}, 422, "drop params, or"),
         ({"record": "chess\n"}, 400, "unknown game 'chess'"),
         ({"record": "tictactoe\nb2 b2\n"}, 400, "move 2 ('b2')"),
     ],
@@ -456,6 +560,7 @@ def test_simultaneous_moves_on_one_game_are_played_once(client: TestClient) -> N
         ({"engine": "gpu"}, "The 'engine' parameter of create_app must be one of"),
         ({"searches": 0}, "The 'searches' parameter of create_app must be an int >= 1. Got 0"),
         ({"max_games": 0}, "The 'max_games' parameter of create_app must be an int >= 1"),
+        ({"memory_mb": 0.5}, "The 'memory_mb' parameter of create_app must be a float in [1, "),
     ],
 )
 def test_the_app_checks_its_settings(kwargs: dict[str, Any], message: str) -> None:
@@ -469,6 +574,40 @@ def test_least_recently_used_games_are_closed_beyond_the_limit() -> None:
         games = [new_game(client, game="tictactoe") for _ in range(3)]
         assert client.get(f"/api/games/{games[0]['id']}").status_code == 404
         assert all(client.get(f"/api/games/{g['id']}").status_code == 200 for g in games[1:])
+
+
+def test_a_new_game_replaces_its_pages_old_game_rather_than_another() -> None:
+    # Before, the page made its new game first and deleted its old one after: on a full
+    # server the new game closed another tab's game (the one used least recently).
+    with TestClient(create_app("python", max_games=2)) as client:
+        other = new_game(client, game="tictactoe")
+        mine = new_game(client, game="tictactoe", moves=["b2"])
+        replacing = new_game(client, game="gomoku", replace=mine["id"])
+        assert client.get(f"/api/games/{mine['id']}").status_code == 404
+        assert client.get(f"/api/games/{other['id']}").status_code == 200
+        assert client.get(f"/api/games/{replacing['id']}").status_code == 200
+        # A game no longer kept (closed already) is no matter: the new one is made as usual.
+        loaded = new_game(client, record="tictactoe\nb2\n", replace=mine["id"])
+        assert loaded["moves"] == ["b2"]
+
+
+def test_games_watched_live_are_closed_last_and_told_why() -> None:
+    # Before, a game whose page watched it live was closed as soon as any other, though its
+    # person may be thinking over a move (their last request long ago); now it goes last.
+    with TestClient(create_app("python", max_games=2)) as client:
+        watched, unwatched = new_game(client, game="tictactoe"), new_game(client, game="tictactoe")
+        with client.websocket_connect(f"/api/games/{watched['id']}/live") as stream:
+            assert stream.receive_json()["type"] == "state"
+            newer = new_game(client, game="tictactoe")
+            assert client.get(f"/api/games/{unwatched['id']}").status_code == 404
+            assert client.get(f"/api/games/{watched['id']}").status_code == 200
+            # With every game watched, the one used least recently goes after all.
+            with client.websocket_connect(f"/api/games/{newer['id']}/live") as newer_stream:
+                assert newer_stream.receive_json()["type"] == "state"
+                client.get(f"/api/games/{watched['id']}")
+                new_game(client, game="tictactoe")
+                assert newer_stream.receive_json() == {"type": "closed", "reason": "evicted"}
+            assert client.get(f"/api/games/{watched['id']}").status_code == 200
 
 
 def test_no_game_is_kept_beyond_the_limit_while_every_game_searches() -> None:
@@ -563,6 +702,55 @@ def test_the_stream_carries_live_progress_of_legal_moves(client: TestClient) -> 
     assert counts == sorted(counts) and counts[-1] <= final["last_search"]["simulations"]
 
 
+def test_a_page_that_reads_slowly_gets_the_latest_progress_only() -> None:
+    # Before, every progress waited for the page in an unbounded queue: a page that read
+    # nothing (a stalled connection) held more and more of them, each the size of a board.
+    store = SessionStore("python")
+    session = store.new_game(make("gomoku", size=9), [], 0, Budget(seconds=0.6))
+
+    async def read_after_the_search() -> list[dict[str, Any]]:
+        stream = session.subscribe(asyncio.get_running_loop())
+        session.start_search("hint", store.workers)
+        while session.searching:
+            await asyncio.sleep(0.02)  # the server goes on, the page reads nothing
+        messages = []
+        with contextlib.suppress(TimeoutError):
+            while True:
+                messages.append(await asyncio.wait_for(stream.get(), 0.2))
+        return messages
+
+    try:
+        messages = asyncio.run(read_after_the_search())
+    finally:
+        store.close()
+    # The game, the search begun, its latest progress, the hint: none of the changes lost.
+    assert [message["type"] for message in messages] == ["state", "state", "progress", "state"]
+    progress, done = messages[2], messages[3]["game"]
+    assert 0 < progress["simulations"] <= done["hint"]["simulations"]
+
+
+def test_a_page_gone_while_its_stream_sends_ends_the_stream_quietly() -> None:
+    # Before, a connection dropped under a message raised WebSocketDisconnect out of the
+    # app, which the server logged as "Exception in ASGI application".
+    class Dropped:
+        async def accept(self) -> None:
+            pass
+
+        async def receive(self) -> dict[str, Any]:
+            await asyncio.Event().wait()  # the page's going is noticed only on sending
+            raise AssertionError("unreachable")
+
+        async def send_json(self, data: Any) -> None:
+            raise WebSocketDisconnect(code=1006)
+
+    app = create_app("python")
+    with TestClient(app) as client:
+        game = new_game(client, game="tictactoe")
+        live = next(route for route in app.routes if isinstance(route, APIWebSocketRoute))
+        asyncio.run(live.endpoint(Dropped(), game["id"]))
+        asyncio.run(live.endpoint(Dropped(), "no-such-game"))
+
+
 # -- records and the search tree ------------------------------------------------------------------
 def test_save_and_load_a_record(client: TestClient) -> None:
     game = new_game(client, game="connect4", human=1, moves=["4", "4", "3"])
@@ -574,6 +762,19 @@ def test_save_and_load_a_record(client: TestClient) -> None:
     loaded = new_game(client, record=text, human=1)
     assert loaded["id"] != game["id"]
     assert loaded["moves"] == game["moves"] and loaded["board"] == game["board"]
+
+
+def test_a_loaded_record_keeps_its_tags_when_saved(client: TestClient) -> None:
+    # As `mctslab play --load FILE --save FILE` does: its players and result are replaced.
+    loaded = '[Event "club night"]\n[X "alice"]\n[Result "1-0"]\n'
+    game = new_game(client, record=f"tictactoe\n{loaded}b2 a1\n", human=1)
+    text = client.get(f"/api/games/{game['id']}/record").text
+    assert text.splitlines()[1:5] == [
+        '[Event "club night"]',
+        '[X "mcts-python"]',
+        '[Result "*"]',
+        '[O "you"]',
+    ]
 
 
 def test_the_tree_of_the_last_ai_move(client: TestClient) -> None:
@@ -591,6 +792,23 @@ def test_the_tree_of_the_last_ai_move(client: TestClient) -> None:
     else:
         assert svg.status_code == 200 and "<svg" in svg.text
         assert svg.headers["content-type"] == "image/svg+xml"
+
+
+def test_a_failing_dot_is_told_as_the_server_s_trouble(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, graphviz's CalledProcessError escaped as a bare 500 (viz.tree's render_tree
+    # already told it as RuntimeError; both draw through viz.tree.draw_dot now).
+    pytest.importorskip("graphviz")
+    dot = tmp_path / "dot"
+    dot.write_text("#!/bin/sh\necho 'Error: out of memory' >&2\nexit 1\n")
+    dot.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    game = new_game(client, game="tictactoe", human=1, simulations=50)
+    ai_move(client, game["id"])
+    svg = client.get(f"/api/games/{game['id']}/tree.svg")
+    assert svg.status_code == 503
+    assert svg.json()["error"] == "graphviz's dot failed: Error: out of memory"
 
 
 # -- the page -------------------------------------------------------------------------------------
@@ -637,4 +855,4 @@ def test_the_stream_ends_when_the_game_is_deleted(client: TestClient) -> None:
     with client.websocket_connect(f"/api/games/{game['id']}/live") as socket:
         assert socket.receive_json()["type"] == "state"
         assert client.delete(f"/api/games/{game['id']}").status_code == 204
-        assert socket.receive_json() == {"type": "closed"}
+        assert socket.receive_json() == {"type": "closed", "reason": "deleted"}

@@ -269,7 +269,11 @@ def test_each_tab_plays_its_own_game(server: str, browser: Any) -> None:
         context.close()
 
 
-def test_a_tab_whose_game_is_gone_says_so_in_its_new_game(server: str, browser: Any) -> None:
+def test_a_tab_whose_game_is_closed_says_so_and_starts_none_by_itself(
+    server: str, browser: Any
+) -> None:
+    # Before, the tab started a new game at once: on a full server that closed another tab's
+    # game, whose page did the same, and so on.
     page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
     page.goto(server)
     page.wait_for_selector("#status[data-state=your-turn]")
@@ -286,11 +290,20 @@ def test_a_tab_whose_game_is_gone_says_so_in_its_new_game(server: str, browser: 
     # Another tab sharing this one's storage deletes the game.
     request = urllib.request.Request(f"{server}api/games/{old}", method="DELETE")
     urllib.request.urlopen(request, timeout=5).close()
+    page.wait_for_selector("#status[data-state=closed]")
+    gone = "This game is no longer on the server: start a new game to play on."
+    assert page.inner_text("#status") == gone
+    assert page.locator("#board rect.target").count() == 0 and not page.is_enabled("#hint")
+    assert not [text for text in page.evaluate("window.shown") if "connection" in text.lower()]
+    page.wait_for_timeout(300)
+    assert page.evaluate("sessionStorage.getItem('mctslab.game')") == old
+    # A game closed to make room says so (the server's message, as the stream brings it).
+    page.evaluate("socket.onmessage({data: JSON.stringify({type: 'closed', reason: 'evicted'})})")
+    assert page.inner_text("#status").startswith("The server was full, so this game was closed")
+    # The person starts one when they like.
+    page.click("#new-game")
     page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
     page.wait_for_selector("#status[data-state=your-turn]")
-    gone = "This game is no longer on the server; a new one was started."
-    assert page.inner_text("#message") == gone
-    assert not [text for text in page.evaluate("window.shown") if "connection" in text.lower()]
     page.close()
 
 
@@ -405,6 +418,87 @@ def test_a_second_quick_click_is_ignored(server: str, browser: Any) -> None:
     page.wait_for_function("document.querySelectorAll('#move-list li').length === 2")
     page.wait_for_selector("#status[data-state=your-turn]")
     assert page.inner_text("#message") == ""
+    page.close()
+
+
+def test_stop_is_offered_for_a_waiting_hint_not_for_a_waiting_ai_move(
+    server: str, browser: Any
+) -> None:
+    page = _page_on_game(browser, server, game="tictactoe", simulations=50)
+    # A search waiting for a free slot, as the server says (stopping it cancels it).
+    page.evaluate("accept({...game, version: game.version + 1, searching: 'hint', queued: true})")
+    assert page.is_enabled("#stop") and page.inner_text("#stop") == "Stop"
+    page.evaluate(
+        "accept({...game, version: game.version + 1, searching: 'ai', queued: true, to_move: 1})"
+    )
+    assert not page.is_enabled("#stop")
+    page.close()
+
+
+def test_after_a_failed_search_the_ai_is_asked_again_when_the_person_says_so(
+    server: str, browser: Any
+) -> None:
+    page = _page_on_game(browser, server, game="tictactoe", simulations=50)
+    asked: list[str] = []
+
+    def answer(route: Any) -> None:
+        asked.append(route.request.url)
+        searching = {**snapshot, "version": snapshot["version"] + 1, "searching": "ai"}
+        route.fulfill(status=202, json={**searching, "error": None})
+
+    page.route("**/ai", answer)
+    # The AI's turn, its search failed (as the server tells it): no new search by itself.
+    snapshot = page.evaluate(
+        """() => {
+          const failed = {...game, version: game.version + 1, to_move: 1,
+                          error: "The search failed: injected"};
+          accept(failed);
+          return failed;
+        }"""
+    )
+    assert _state(page) == "failed" and page.inner_text("#message") == snapshot["error"]
+    assert page.inner_text("#status") == "The AI's search failed"
+    assert page.is_visible("#retry") and asked == []
+    page.click("#retry")
+    page.wait_for_selector("#status[data-state=thinking]")
+    assert len(asked) == 1 and not page.is_visible("#retry")
+    page.close()
+
+
+def test_a_double_click_on_undo_or_new_game_does_it_once(server: str, browser: Any) -> None:
+    # Before, a double click on Undo took back two moves, and one on "Start new game" made
+    # two games, one of them left on the server.
+    page = _page_on_game(browser, server, game="tictactoe", moves=["a1", "b1", "a2", "b2"])
+    page.evaluate(
+        """() => {
+          const undo = document.querySelector('#undo');
+          undo.dispatchEvent(new MouseEvent('click'));
+          undo.dispatchEvent(new MouseEvent('click'));
+        }"""
+    )
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 2")
+    page.wait_for_timeout(300)  # a second undo would have been answered by now
+    assert page.locator("#move-list li").all_inner_texts() == ["a1", "b1"]
+    assert page.inner_text("#message") == ""
+    made: list[dict[str, Any]] = []
+
+    def note(request: Any) -> None:
+        if request.url.endswith("/api/games"):
+            made.append(request.post_data_json)
+
+    page.on("request", note)
+    old = page.evaluate("sessionStorage.getItem('mctslab.game')")
+    page.evaluate(
+        """() => {
+          const form = document.querySelector('#new-game-form');
+          form.requestSubmit();
+          form.requestSubmit();
+        }"""
+    )
+    page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
+    page.wait_for_timeout(300)
+    # One new game, which replaces the old one (deleted before it is made: see the API's tests).
+    assert [body["replace"] for body in made] == [old]
     page.close()
 
 

@@ -17,7 +17,7 @@ runner = CliRunner()
 def test_serve_has_help() -> None:
     result = runner.invoke(app, ["serve", "--help"])
     assert result.exit_code == 0
-    for option in ("--host", "--port", "--engine", "--open"):
+    for option in ("--host", "--port", "--engine", "--memory-mb", "--open"):
         assert option in result.output
 
 
@@ -90,3 +90,22 @@ def test_serve_announces_the_address_it_listens_on(
     said = everywhere if host == "0.0.0.0" else ""
     assert f"mctslab board at http://{shown}:{port}/{said}  (Ctrl-C to stop)" in result.output
     assert served == [{"host": host or "127.0.0.1", "port": port, "log_level": "warning"}]
+
+
+def test_serve_limits_each_game_s_search_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    web = pytest.importorskip("mctslab.web")
+    uvicorn = pytest.importorskip("uvicorn")
+    from mctslab.web._sessions import MEMORY_MB
+
+    made: list[dict[str, Any]] = []
+    monkeypatch.setattr(web, "create_app", lambda engine, **limits: made.append(limits))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: None)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    for more, memory_mb in (([], MEMORY_MB), (["--memory-mb", "64"], 64.0)):
+        result = runner.invoke(app, ["serve", "--engine", "python", "--port", port, *more])
+        assert result.exit_code == 0, result.output
+        assert made.pop() == {"memory_mb": memory_mb}
+    result = runner.invoke(app, ["serve", "--memory-mb", "0.5"])
+    assert result.exit_code == 2 and "must be a finite number at least 1" in result.output

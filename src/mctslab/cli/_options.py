@@ -78,7 +78,8 @@ def non_negative(value: float | None) -> float | None:
     return _in_range(value, 0.0)
 
 
-def _memory_mb(value: float | None) -> float | None:
+def tree_memory_mb(value: float | None) -> float | None:
+    """An option callback for a search tree's memory in MiB, up to this machine's."""
     # 1 MiB a tree holds the root and its children on any board (19x19: 362 nodes).
     return _in_range(value, 1.0, high=physical_mib())
 
@@ -99,7 +100,7 @@ MemoryMB = Annotated[
         "search stops when it is full (a cap on top of the time or simulations). On the "
         "compiled engine a search that keeps the last move's tree holds both while it copies "
         "it: up to twice that.",
-        callback=_memory_mb,
+        callback=tree_memory_mb,
     ),
 ]
 

@@ -17,6 +17,16 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
     engine: opt.Engine = "compiled",
+    memory_mb: Annotated[
+        float,
+        typer.Option(
+            "--memory-mb",
+            help="Most memory each game's search tree takes, in MiB: a game keeps its tree "
+            "between moves while the server keeps the game, and a search stops early when its "
+            "tree is full.",
+            callback=opt.tree_memory_mb,
+        ),
+    ] = 256.0,  # mctslab.web's MEMORY_MB, which the board needs its extra to import
     open_browser: Annotated[
         bool, typer.Option("--open", help="Open the page in a web browser.")
     ] = False,
@@ -29,7 +39,7 @@ def serve(
     except ImportError as error:
         opt.fail(f"the web board is not installed ({error}); {install_hint('web')}")
     try:
-        app = create_app(engine)
+        app = create_app(engine, memory_mb=memory_mb)
     except ValueError as error:
         opt.fail(str(error))
     _check_free(host, port)

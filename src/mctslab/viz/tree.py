@@ -79,6 +79,26 @@ def _dot_text(text: str) -> str:
     return text.replace("\\", "\\\\")
 
 
+def draw_dot(source: str, image_format: str) -> bytes | None:
+    """DOT ``source`` drawn by graphviz's ``dot`` program in ``image_format`` (svg, png, pdf);
+    None when ``dot`` is not installed.
+
+    ``dot`` failing raises RuntimeError with its message, and so does a missing
+    graphviz package (with its install hint, see :func:`require_graphviz`).
+    """
+    if not shutil.which("dot"):
+        return None
+    graphviz = require_graphviz()
+    # Piped, so that graphviz leaves no intermediate source file beside a picture
+    # (render() left one where it could not write the picture).
+    try:
+        picture: bytes = graphviz.Source(source).pipe(format=image_format, quiet=True)
+    except subprocess.CalledProcessError as error:
+        message = error.stderr.decode(errors="replace") if error.stderr else str(error)
+        raise RuntimeError(f"graphviz's dot failed: {message.strip()}") from error
+    return picture
+
+
 def render_tree(view: TreeView, path: str | Path, *, title: str = "") -> list[Path]:
     """Write the tree to ``path``; returns the files written.
 
@@ -96,15 +116,8 @@ def render_tree(view: TreeView, path: str | Path, *, title: str = "") -> list[Pa
     dot_file.write_text(source)
     written = [dot_file]
     image_format = target.suffix.lstrip(".").lower()
-    if image_format in {"svg", "png", "pdf"} and shutil.which("dot"):
-        graphviz = require_graphviz()
-        # Piped, so that graphviz leaves no intermediate source file beside the picture
-        # (render() left one where it could not write the picture).
-        try:
-            picture = graphviz.Source(source).pipe(format=image_format, quiet=True)
-        except subprocess.CalledProcessError as error:
-            message = error.stderr.decode(errors="replace") if error.stderr else str(error)
-            raise RuntimeError(f"graphviz's dot failed: {message.strip()}") from error
+    picture = draw_dot(source, image_format) if image_format in {"svg", "png", "pdf"} else None
+    if picture is not None:
         target.write_bytes(picture)
         written.append(target)
     return written

@@ -10,12 +10,13 @@ per game at a time), and its progress is published to the page's live stream.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from mctslab.core.config import Budget, SearchConfig
@@ -30,8 +31,15 @@ from mctslab.web._boards import board_view, two_player_games
 #: The games kept at once, and the searches run at once (the others wait for a thread).
 MAX_GAMES = 32
 SEARCHES = 4
+#: The most memory a game's search tree takes (MiB; Budget.memory_mb). A game keeps its tree
+#: between moves (tree reuse) while it is kept: without a limit each could take the compiled
+#: engine's DEFAULT_TREE_MB (1 GiB), every kept game together many times the machine's memory.
+MEMORY_MB = 256.0
 
 SearchKind = Literal["ai", "hint"]
+#: Why a game was closed, as its live stream's last message says: deleted (or replaced by
+#: a new game of its tab's), evicted to make room for a new game, or the server stopping.
+CloseReason = Literal["deleted", "evicted", "shutdown"]
 Message = dict[str, Any]
 
 #: How deep and how wide the snapshot of the last AI search tree is drawn.
@@ -47,7 +55,7 @@ class ApiError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Settings:
     """What a new game is made of: the game with its parameters, the person's side, the AI."""
 
@@ -64,24 +72,46 @@ class Settings:
             "human": self.human,
             "seconds": self.budget.seconds,
             "simulations": self.budget.iterations,
+            "memory_mb": self.budget.memory_mb,
             "engine": self.engine,
         }
 
 
 class _Subscriber:
-    """One open live stream: messages cross from worker threads to its event loop."""
+    """One open live stream: messages cross from worker threads to its event loop.
+
+    A page that reads slower than a search reports its progress gets the latest
+    progress only: one waiting to be sent is replaced by the next, so what waits
+    stays small. Every other message (a change of the game, its closing) is kept.
+    """
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.queue: asyncio.Queue[Message] = asyncio.Queue()
+        self._messages: deque[Message] = deque()
+        self._arrived = asyncio.Event()
 
     def send(self, message: Message) -> bool:
         """Queue ``message``; False once the stream's loop has closed."""
         try:
-            self.loop.call_soon_threadsafe(self.queue.put_nowait, message)
+            self.loop.call_soon_threadsafe(self._put, message)
         except RuntimeError:
             return False
         return True
+
+    async def get(self) -> Message:
+        """The next message, once there is one."""
+        while not self._messages:
+            self._arrived.clear()
+            await self._arrived.wait()
+        return self._messages.popleft()
+
+    def _put(self, message: Message) -> None:  # in the stream's loop
+        waiting = self._messages
+        if waiting and waiting[-1]["type"] == message["type"] == "progress":
+            waiting[-1] = message  # of the same search: every search begins with a state
+        else:
+            waiting.append(message)
+        self._arrived.set()
 
 
 class SearchWorkers:
@@ -127,10 +157,19 @@ class SearchWorkers:
 class GameSession:
     """One game between a person and the AI."""
 
-    def __init__(self, game_id: str, settings: Settings, start: State, moves: list[int]) -> None:
+    def __init__(
+        self,
+        game_id: str,
+        settings: Settings,
+        start: State,
+        moves: list[int],
+        tags: dict[str, str],
+    ) -> None:
         self.id = game_id
         self.settings = settings
         self._start = start
+        #: The tags of a loaded record (an event, say), kept when the game is saved.
+        self._tags = tags
         self._history: list[int] = []
         self._state = start.clone()
         self._lock = threading.Lock()
@@ -156,17 +195,27 @@ class GameSession:
     def searching(self) -> bool:
         return self._searching is not None
 
+    @property
+    def watched(self) -> bool:
+        """Whether a live stream (a page showing the game) is open."""
+        return bool(self._subscribers)
+
     def snapshot(self) -> Message:
         """The whole game as the page shows it."""
         with self._lock:
             return self._snapshot()
 
     def record(self) -> str:
-        """The game so far as a record (:mod:`mctslab.records`), with who played which side."""
+        """The game so far as a record (:mod:`mctslab.records`): a loaded record's tags, then
+        who played which side and the result, which replace the loaded record's own."""
         with self._lock:
             human = self.settings.human
             players = ["you" if player == human else self._player.name for player in (0, 1)]
-            tags = {**player_tags(self._state, players), "Result": result_tag(self._state)}
+            tags = {
+                **self._tags,
+                **player_tags(self._state, players),
+                "Result": result_tag(self._state),
+            }
             return dump_record(self._start, self._history, tags=tags)
 
     def tree(self) -> tuple[TreeView, str]:
@@ -197,13 +246,24 @@ class GameSession:
                 raise ApiError(400, first_line(error)) from error
             self._history.append(move_id)
             self._observe(move_id)
-            self._hint = None  # advice for the position just left
+            # advice for the position just left, and the failure of a search of it
+            self._hint = self._error = None
             return self._changed()
 
-    def undo(self) -> Message:
-        """Take back moves until it is the person's turn again, one of their moves undone."""
+    def undo(self, version: int | None = None) -> Message:
+        """Take back moves until it is the person's turn again, one of their moves undone.
+
+        ``version``, when given, is the game's version the person saw: a game changed since
+        (by an undo sent twice, say) is refused rather than taken back further.
+        """
         with self._lock:
             self._check_idle("undo")
+            if version is not None and version != self._version:
+                raise ApiError(
+                    409,
+                    f"The game has changed since version {version} (it is at {self._version}); "
+                    "nothing was taken back.",
+                )
             point = self._undo_point()
             if point is None:
                 raise ApiError(409, "There is no move of yours to take back.")
@@ -213,7 +273,7 @@ class GameSession:
             for move in kept:
                 self._push(move)
             self._player.reset()
-            self._last_search = self._tree = self._hint = None
+            self._last_search = self._tree = self._hint = self._error = None
             return self._changed()
 
     def start_search(self, kind: SearchKind, workers: SearchWorkers) -> Message:
@@ -236,45 +296,51 @@ class GameSession:
             return self._changed()
 
     def stop_search(self) -> bool:
-        """Ask the running search to finish now (it plays its best move so far)."""
+        """Ask the search to finish now: a running one plays its best move so far (an AI
+        move) or keeps it (a hint); one still waiting for a thread never starts."""
         with self._lock:
             if self._stop is None:
                 return False
             self._stop.set()
+            if self._cancel_queued():
+                self._changed()
             return True
 
-    def close(self) -> None:
+    def close(self, reason: CloseReason = "deleted") -> None:
         """Stop any search (one still waiting for a thread never starts), end the live streams
-        and release the engine."""
+        (telling them why) and release the engine."""
         with self._lock:
             self.closed = True
-            if self._stop is not None:
-                self._stop.set()
-            if self._queued and self._task is not None and self._task[0].cancel(self._task[1]):
-                self._searching = self._stop = None
-                self._queued = False
-            self._publish({"type": "closed"})
+            self._publish({"type": "closed", "reason": reason})
             self._subscribers.clear()
-            if self._searching is None:
+            if self._stop is None:
                 self._player.close()
+            else:  # the search releases the engine as it ends
+                self._stop.set()
+                self._cancel_queued()
 
     # -- the live stream ------------------------------------------------------
-    def subscribe(self, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[Message]:
-        """A queue that receives every change and every search progress of this game."""
+    def subscribe(self, loop: asyncio.AbstractEventLoop) -> _Subscriber:
+        """A live stream, made in ``loop``, that receives every change of this game and its
+        searches' latest progress."""
         subscriber = _Subscriber(loop)
         with self._lock:
             self._subscribers.add(subscriber)
             subscriber.send({"type": "state", "game": self._snapshot()})
-        return subscriber.queue
+        return subscriber
 
-    def unsubscribe(self, queue: asyncio.Queue[Message]) -> None:
+    def unsubscribe(self, subscriber: _Subscriber) -> None:
         with self._lock:
-            self._subscribers = {s for s in self._subscribers if s.queue is not queue}
+            self._subscribers.discard(subscriber)
 
     # -- internals --------------------------------------------------------------
     def _search(self, kind: SearchKind, position: State, stop: threading.Event) -> None:
         """Run in a worker thread: search, then play the move (AI) or keep the advice (hint)."""
         with self._lock:
+            if stop.is_set():  # stopped before it began (too late to cancel): it never runs
+                if self._end_search():
+                    self._changed()
+                return
             if self._queued:  # the page said the search waits; now it runs
                 self._queued = False
                 self._changed()
@@ -291,22 +357,20 @@ class GameSession:
             tree = self._tree_view(position) if kind == "ai" else None
         except Exception as error:  # reported to the page; the game stays usable
             with self._lock:
-                self._searching = self._stop = None
-                self._error = f"The search failed: {error}"
-                self._player.reset()
-                self._changed()
+                if self._end_search():
+                    self._error = f"The search failed: {error}"
+                    self._player.reset()
+                    self._changed()
             return
         with self._lock:
-            self._searching = self._stop = None
-            report = result.to_dict()
-            if self.closed:
-                self._player.close()
-            elif kind == "ai":
-                self._last_search, self._tree = report, tree
+            if not self._end_search():
+                return
+            if kind == "ai":
+                self._last_search, self._tree = result.to_dict(), tree
                 self._push(result.best_move)
                 self._observe(result.best_move)
             else:
-                self._hint = report
+                self._hint = result.to_dict()
             self._changed()
 
     def _tree_view(self, position: State) -> TreeView | None:
@@ -318,6 +382,22 @@ class GameSession:
             return tree_view(position, max_depth=TREE_DEPTH, top_k=TREE_TOP_K)
         except ValueError:  # the engine kept no tree (reuse_tree off)
             return None
+
+    def _cancel_queued(self) -> bool:
+        """Drop the search if it still waits for a thread (it never starts): whether it did."""
+        if not (self._queued and self._task is not None and self._task[0].cancel(self._task[1])):
+            return False
+        self._end_search()
+        return True
+
+    def _end_search(self) -> bool:
+        """Mark the search over; False if the game was closed meanwhile, whose engine (left to
+        the search by :meth:`close`) is released now."""
+        self._searching = self._stop = None
+        self._queued = False
+        if self.closed:
+            self._player.close()
+        return not self.closed
 
     def _check_idle(self, action: str) -> None:
         if self.closed:
@@ -393,30 +473,56 @@ class GameSession:
 class SessionStore:
     """All games of one server, with the worker threads their searches run in.
 
-    At most ``max_games`` are kept, so memory stays bounded: making one more
-    closes the game that was used least recently and is not searching, and is
-    refused (ApiError 503) while every game searches or waits to.
+    At most ``max_games`` are kept, each searching with a tree of at most
+    ``memory_mb`` MiB (its search stops when the tree is full), so memory stays
+    bounded: making one more closes a game that is not searching, one that no
+    page watches live first, then the one used least recently, and is refused
+    (ApiError 503) while every game searches or waits to.
     """
 
     def __init__(
-        self, engine: str, *, max_games: int = MAX_GAMES, search_threads: int = SEARCHES
+        self,
+        engine: str,
+        *,
+        max_games: int = MAX_GAMES,
+        search_threads: int = SEARCHES,
+        memory_mb: float = MEMORY_MB,
     ) -> None:
         self.engine = engine
         self.max_games = max_games
+        self.memory_mb = memory_mb
         self._games: dict[str, GameSession] = {}
         self._lock = threading.Lock()
         self.workers = SearchWorkers(search_threads)
 
-    def new_game(self, start: State, moves: list[int], human: int, budget: Budget) -> GameSession:
-        """A new game from ``start`` (an initial position) after ``moves``, already checked."""
+    def new_game(
+        self,
+        start: State,
+        moves: list[int],
+        human: int,
+        budget: Budget,
+        tags: dict[str, str] | None = None,
+        replace: str | None = None,
+    ) -> GameSession:
+        """A new game from ``start`` (an initial position) after ``moves``, already checked,
+        searched with ``budget`` and the store's memory limit; ``tags`` (a loaded record's) are
+        kept in the game's record.
+
+        ``replace`` names a game to delete first (the old game of the page that asks), so
+        that it makes room rather than another page's game; an id no longer kept is ignored.
+        """
         if start.spec.num_players != 2:
             raise ApiError(
                 400,
                 f"{start.spec.name!r} is not a two-player game; the board plays "
                 f"{', '.join(two_player_games())}.",
             )
+        budget = dataclasses.replace(budget, memory_mb=self.memory_mb)
         settings = Settings(start.spec.name, dict(start.spec.params), human, budget, self.engine)
         with self._lock:
+            replaced = self._games.pop(replace, None) if replace is not None else None
+            if replaced is not None:
+                replaced.close()
             self._evict()
             if len(self._games) >= self.max_games:
                 raise ApiError(
@@ -425,7 +531,7 @@ class SessionStore:
                     "is searching; try again when a search has ended.",
                 )
             game_id = secrets.token_urlsafe(9)
-            session = GameSession(game_id, settings, start, moves)
+            session = GameSession(game_id, settings, start, moves, tags or {})
             self._games[game_id] = session
         return session
 
@@ -452,15 +558,18 @@ class SessionStore:
         with self._lock:
             games, self._games = list(self._games.values()), {}
         for session in games:
-            session.close()
+            session.close("shutdown")
         self.workers.shutdown()
 
     def _evict(self) -> None:
-        """Close least recently used idle games until there is room for one more, if they can."""
+        """Close idle games until there is room for one more, if they can: those no page
+        watches first (on a watched one a person may be thinking over a move, with no
+        request for a while), each group least recently used first."""
         idle = sorted(
-            (s for s in self._games.values() if not s.searching), key=lambda s: s.last_used
+            (s for s in self._games.values() if not s.searching),
+            key=lambda s: (s.watched, s.last_used),
         )
         while len(self._games) >= self.max_games and idle:
             session = idle.pop(0)
             del self._games[session.id]
-            session.close()
+            session.close("evicted")

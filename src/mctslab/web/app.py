@@ -12,19 +12,28 @@ from __future__ import annotations
 import asyncio
 import shutil
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request, WebSocket
+from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 
-from mctslab._validation import check_int
+from mctslab._validation import check_float, check_int, physical_mib
 from mctslab.core.config import Budget
 from mctslab.core.tree_view import TreeView
 from mctslab.games import InvalidMoveError, State, available_games, make
@@ -34,6 +43,7 @@ from mctslab.records import load_record
 from mctslab.web._boards import catalog, two_player_games
 from mctslab.web._sessions import (
     MAX_GAMES,
+    MEMORY_MB,
     SEARCHES,
     ApiError,
     GameSession,
@@ -56,19 +66,23 @@ class NewGame(BaseModel):
 
     ``moves`` are played from the start, one move an item in the game's notation
     (as a game's ``moves`` lists them); they may take as many characters as a
-    record, written as a record writes them.
+    record, written as a record writes them. A record names its own game,
+    parameters and moves: giving ``game``, ``params`` or ``moves`` with it is refused.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     game: str = "tictactoe"
     params: dict[str, StrictInt] = Field(default_factory=dict)
-    human: StrictInt = Field(default=0, ge=0, le=1)  # strict: JSON's true is not a side
+    # strict: JSON's true is not a side, nor a second
+    human: StrictInt = Field(default=0, ge=0, le=1)
     # NaN compares false with every bound: said to be finite rather than "more than 300"
-    seconds: float | None = Field(default=None, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
+    seconds: StrictFloat | None = Field(default=None, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
     simulations: StrictInt | None = Field(default=None, ge=1, le=MAX_SIMULATIONS)
     moves: list[StrictStr] = Field(default_factory=list)
     record: str | None = Field(default=None, max_length=MAX_RECORD_CHARS)
+    #: The game this one replaces (the page's old game), deleted first: see SessionStore.new_game.
+    replace: StrictStr | None = None
 
     @field_validator("moves")
     @classmethod
@@ -83,8 +97,20 @@ class NewGame(BaseModel):
             )
         return moves
 
-    def position(self) -> tuple[State, list[int]]:
-        """The start position and the move ids (from ``record``, else ``game`` and ``moves``)."""
+    @model_validator(mode="after")
+    def _record_alone_names_the_game(self) -> NewGame:
+        given = sorted({"game", "params", "moves"} & self.model_fields_set)
+        if self.record is not None and given:
+            raise PydanticCustomError(
+                "record_and_game",
+                "A record names its game, parameters and moves: drop {given}, or the record",
+                {"given": ", ".join(given)},
+            )
+        return self
+
+    def position(self) -> tuple[State, list[int], dict[str, str]]:
+        """The start position, the move ids and the tags to keep (from ``record``, else from
+        ``game`` and ``moves``, with no tags)."""
         if self.record is None and self.game not in available_games():
             # the registry's own message would list games the board does not play
             raise ApiError(
@@ -94,9 +120,9 @@ class NewGame(BaseModel):
         try:
             if self.record is not None:
                 loaded = load_record(self.record)
-                return loaded.start, list(loaded.moves)
+                return loaded.start, list(loaded.moves), dict(loaded.tags)
             start = make(self.game, **self.params)
-            return start, _played(start, self.moves)
+            return start, _played(start, self.moves), {}
         except ValueError as error:
             raise ApiError(400, first_line(error)) from error
 
@@ -135,14 +161,28 @@ class Move(BaseModel):
     move: StrictInt | StrictStr
 
 
+class Undo(BaseModel):
+    """The version of the game the person saw (optional): a game changed since is not taken
+    back, so that an undo sent twice takes back one move."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: StrictInt | None = None
+
+
 def create_app(
-    engine: str = "compiled", *, max_games: int = MAX_GAMES, searches: int = SEARCHES
+    engine: str = "compiled",
+    *,
+    max_games: int = MAX_GAMES,
+    searches: int = SEARCHES,
+    memory_mb: float = MEMORY_MB,
 ) -> FastAPI:
     """The app; ``engine`` searches every game ("compiled" or "python").
 
     At most ``max_games`` games are kept (while every one searches, a new game is
-    refused) and ``searches`` searches run at once (the others wait for a free
-    worker thread).
+    refused), ``searches`` searches run at once (the others wait for a free
+    worker thread), and each game's search tree, kept between its moves, takes at
+    most ``memory_mb`` MiB (a search stops when it is full).
     """
     if engine not in ENGINES:
         raise ValueError(
@@ -151,7 +191,11 @@ def create_app(
         )
     check_int(max_games, "max_games", "create_app", low=1)
     check_int(searches, "searches", "create_app", low=1)
-    store = SessionStore(engine, max_games=max_games, search_threads=searches)
+    # 1 MiB holds any board's root and its children (19x19: 362 nodes).
+    memory_mb = check_float(
+        memory_mb, "memory_mb", "create_app", low=1.0, high=physical_mib(), low_inclusive=True
+    )
+    store = SessionStore(engine, max_games=max_games, search_threads=searches, memory_mb=memory_mb)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -189,8 +233,9 @@ def create_app(
 
     @app.post("/api/games", status_code=201)
     def new_game(request: NewGame) -> Message:
-        start, moves = request.position()
-        return store.new_game(start, moves, request.human, request.budget()).snapshot()
+        start, moves, tags = request.position()
+        game = store.new_game(start, moves, request.human, request.budget(), tags, request.replace)
+        return game.snapshot()
 
     @app.get("/api/games/{game_id}")
     def get_game(game_id: str) -> Message:
@@ -206,8 +251,8 @@ def create_app(
         return store.get(game_id).play(request.move)
 
     @app.post("/api/games/{game_id}/undo")
-    def undo(game_id: str) -> Message:
-        return store.get(game_id).undo()
+    def undo(game_id: str, request: Undo | None = None) -> Message:
+        return store.get(game_id).undo(None if request is None else request.version)
 
     @app.post("/api/games/{game_id}/ai", status_code=202)
     def ai_move(game_id: str) -> Message:
@@ -233,39 +278,45 @@ def create_app(
 
     @app.get("/api/games/{game_id}/tree.svg")
     def tree_svg(game_id: str) -> Response:
+        from mctslab.viz.tree import draw_dot
+
         view, title = store.get(game_id).tree()
-        if shutil.which("dot") is None:
+        try:
+            svg = draw_dot(_tree_dot(view, title), "svg")
+        except RuntimeError as error:  # dot failed
+            raise ApiError(503, str(error)) from error
+        if svg is None:
             raise ApiError(
                 503,
                 "Graphviz's `dot` program is not installed on the server, so the tree cannot "
                 "be drawn (install graphviz); the DOT source is still available.",
             )
-        import graphviz
-
-        svg = graphviz.Source(_tree_dot(view, title)).pipe(format="svg")
         return Response(svg, media_type="image/svg+xml")
 
     @app.websocket("/api/games/{game_id}/live")
     async def live(websocket: WebSocket, game_id: str) -> None:
         await websocket.accept()
-        try:
-            session = store.get(game_id)
-        except ApiError as error:
-            await websocket.send_json({"type": "error", "error": error.message})
-            await websocket.close(code=4404)
-            return
-        await _stream(websocket, session)
+        # A page gone while a message is sent to it (its connection dropped) ends the stream
+        # as its disconnecting does: no error of the server's.
+        with suppress(WebSocketDisconnect):
+            try:
+                session = store.get(game_id)
+            except ApiError as error:
+                await websocket.send_json({"type": "error", "error": error.message})
+                await websocket.close(code=4404)
+                return
+            await _stream(websocket, session)
 
     return app
 
 
 async def _stream(websocket: WebSocket, session: GameSession) -> None:
     """Forward the game's messages until the page goes away or the game is closed."""
-    queue = session.subscribe(asyncio.get_running_loop())
+    subscriber = session.subscribe(asyncio.get_running_loop())
     closed = asyncio.create_task(_until_disconnect(websocket))
     try:
         while True:
-            message = asyncio.create_task(queue.get())
+            message = asyncio.create_task(subscriber.get())
             await asyncio.wait({message, closed}, return_when=asyncio.FIRST_COMPLETED)
             if closed.done():
                 message.cancel()
@@ -276,7 +327,7 @@ async def _stream(websocket: WebSocket, session: GameSession) -> None:
                 return
     finally:
         closed.cancel()
-        session.unsubscribe(queue)
+        session.unsubscribe(subscriber)
 
 
 async def _until_disconnect(websocket: WebSocket) -> None:

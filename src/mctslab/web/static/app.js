@@ -22,6 +22,7 @@ const STRINGS = {
     pass: "Pass",
     undo: "Undo",
     hint: "Hint",
+    retry: "Ask the AI again",
     stop: "Stop and play",
     stop_hint: "Stop",
     analysis: "AI analysis",
@@ -49,6 +50,7 @@ const STRINGS = {
     your_turn: "Your turn ({name})",
     must_pass: "You have no legal move: pass",
     ai_thinking: "The AI ({name}) is thinking",
+    ai_failed: "The AI's search failed",
     hint_thinking: "Looking for a hint",
     queued: "Waiting for a free search slot ({n} searches are running)",
     you_win: "You win! ({reason})",
@@ -72,6 +74,8 @@ const STRINGS = {
     count_say: "Say {numbers}",
     connection_lost: "Connection to the server lost; reconnecting…",
     game_gone: "This game is no longer on the server; a new one was started.",
+    game_closed: "This game is no longer on the server: start a new game to play on.",
+    game_evicted: "The server was full, so this game was closed to make room for another: start a new game to play on.",
     bad_file: "Could not read the file: {error}",
     player_X: "X",
     player_O: "O",
@@ -109,6 +113,7 @@ const STRINGS = {
     pass: "停一手",
     undo: "悔棋",
     hint: "提示",
+    retry: "让 AI 再试一次",
     stop: "停止并落子",
     stop_hint: "停止",
     analysis: "AI 分析",
@@ -136,6 +141,7 @@ const STRINGS = {
     your_turn: "轮到你了（{name}）",
     must_pass: "你无子可下：请停一手",
     ai_thinking: "AI（{name}）正在思考",
+    ai_failed: "AI 的搜索失败了",
     hint_thinking: "正在寻找提示",
     queued: "正在等待空闲的搜索位置（已有 {n} 个搜索在运行）",
     you_win: "你赢了！（{reason}）",
@@ -159,6 +165,8 @@ const STRINGS = {
     count_say: "报 {numbers}",
     connection_lost: "与服务器的连接已断开，正在重连…",
     game_gone: "服务器上已没有这局棋，已开始新对局。",
+    game_closed: "服务器上已没有这局棋：开始新对局即可继续下棋。",
+    game_evicted: "服务器已满，这局棋已被关闭，为其他对局腾出位置：开始新对局即可继续下棋。",
     bad_file: "无法读取文件：{error}",
     player_X: "X",
     player_O: "O",
@@ -215,7 +223,7 @@ let game = null; // the latest snapshot of this tab's game
 let live = null; // the latest progress message of the running search
 let socket = null;
 let aiAsked = null;
-let moving = false; // a move of the person's is on its way to the server
+let pending = false; // a request the person made is on its way to the server
 
 function t(key, vars = {}) {
   const text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
@@ -286,7 +294,20 @@ async function api(method, path, body) {
   return data;
 }
 
-async function command(path, body) {
+// What the person asks for, one request at a time: a second click before the first's answer
+// is ignored. It would be refused ("It is the AI's turn" after a move), or do it twice (a
+// double click on Undo took back two moves; on "Start new game", made a game left behind).
+async function exclusive(task) {
+  if (pending) return;
+  pending = true;
+  try {
+    await task();
+  } finally {
+    pending = false;
+  }
+}
+
+async function send(path, body) {
   showMessage("");
   try {
     accept(await api("POST", `/api/games/${game.id}/${path}`, body));
@@ -295,15 +316,12 @@ async function command(path, body) {
   }
 }
 
-// A second click before the first move's answer would be refused ("It is the AI's turn"): ignore it.
-async function playMove(id) {
-  if (moving) return;
-  moving = true;
-  try {
-    await command("moves", { move: id });
-  } finally {
-    moving = false;
-  }
+function command(path, body) {
+  return exclusive(() => send(path, body));
+}
+
+function playMove(id) {
+  return command("moves", { move: id });
 }
 
 function connect(id) {
@@ -324,10 +342,14 @@ function connect(id) {
       renderBoard();
       renderAnalysis();
     } else if (message.type === "error" || message.type === "closed") {
-      // The game is gone (deleted by another tab sharing this one's storage, evicted, or
-      // the server restarted): this socket's end is expected, not a lost connection.
+      // The game is gone (deleted by another tab sharing this one's storage, closed to make
+      // room, or the server restarted): this socket's end is expected, not a lost connection.
+      // No game is started in its place until the person asks: on a full server it would
+      // close another tab's game, whose page would do the same, and so on.
       ws.onclose = null;
-      newGame(formRequest(), t("game_gone"));
+      game = { ...game, closed: message.reason ?? "gone", searching: null, queued: false };
+      live = null;
+      render();
     }
   };
   ws.onclose = () => {
@@ -342,9 +364,10 @@ function connect(id) {
   };
 }
 
-// A snapshot from the server (HTTP answer or live stream); older ones are ignored.
+// A snapshot from the server (HTTP answer or live stream); older ones, and any of a game
+// since closed, are ignored.
 function accept(snapshot) {
-  if (game && snapshot.id === game.id && snapshot.version < game.version) return;
+  if (game && snapshot.id === game.id && (game.closed || snapshot.version < game.version)) return;
   const changedGame = !game || game.id !== snapshot.id;
   game = snapshot;
   if (!game.searching) live = null;
@@ -357,13 +380,21 @@ function accept(snapshot) {
   askAi();
 }
 
+function aiToMove() {
+  return !game.closed && game.to_move !== null && game.to_move !== game.settings.human;
+}
+
+// The AI's search failed in this position: it is asked again only when the person says so.
+function aiFailed() {
+  return aiToMove() && !game.searching && game.error !== null;
+}
+
 // When it is the AI's turn, ask it to move (once per position).
 function askAi() {
   const key = `${game.id}:${game.version}`;
-  const aiTurn = game.to_move !== null && game.to_move !== game.settings.human;
-  if (!aiTurn || game.searching || game.error || aiAsked === key) return;
+  if (!aiToMove() || game.searching || aiFailed() || aiAsked === key) return;
   aiAsked = key;
-  command("ai");
+  send("ai"); // not the person's request: it may come while one of theirs is on its way
 }
 
 // -- the new-game form ------------------------------------------------------------
@@ -445,19 +476,21 @@ function formRequest() {
 }
 
 // `notice` stays shown once the game has started (why this tab got a new game).
-async function newGame(request = formRequest(), notice = "") {
-  showMessage(notice);
-  const old = game;
-  try {
-    const snapshot = await api("POST", "/api/games", request);
-    game = null;
-    live = null;
-    accept(snapshot);
-    fillForm(snapshot.settings);
-    if (old && old.id !== snapshot.id) api("DELETE", `/api/games/${old.id}`).catch(() => {});
-  } catch (error) {
-    showMessage(error.message);
-  }
+// The tab's old game is replaced: deleted before the new one is made, so that on a full server
+// it makes the room rather than another tab's game.
+function newGame(request = formRequest(), notice = "") {
+  return exclusive(async () => {
+    showMessage(notice);
+    try {
+      const snapshot = await api("POST", "/api/games", game ? { ...request, replace: game.id } : request);
+      game = null;
+      live = null;
+      accept(snapshot);
+      fillForm(snapshot.settings);
+    } catch (error) {
+      showMessage(error.message);
+    }
+  });
 }
 
 // -- drawing ------------------------------------------------------------------------
@@ -482,7 +515,10 @@ function renderStatus() {
   status.className = "";
   let text;
   let state;
-  if (game.outcome) {
+  if (game.closed) {
+    state = "closed";
+    text = t(game.closed === "evicted" ? "game_evicted" : "game_closed");
+  } else if (game.outcome) {
     const reason = reasonText(game.outcome.reason, game.outcome.winner);
     state = "over";
     status.className = "over";
@@ -499,6 +535,9 @@ function renderStatus() {
   } else if (game.to_move === game.settings.human) {
     state = "your-turn";
     text = mustPass() ? t("must_pass") : t("your_turn", { name: humanName() });
+  } else if (aiFailed()) {
+    state = "failed";
+    text = t("ai_failed");
   } else {
     state = "thinking";
     text = t("ai_thinking", { name: aiName() });
@@ -543,7 +582,7 @@ function mustPass() {
 }
 
 function canPlay() {
-  return !game.outcome && !game.searching && game.to_move === game.settings.human;
+  return !game.closed && !game.outcome && !game.searching && game.to_move === game.settings.human;
 }
 
 function renderBoard() {
@@ -838,13 +877,17 @@ function renderMoves() {
 
 function renderButtons() {
   const idle = !game.searching;
-  $("#undo").disabled = !idle || !game.can_undo;
+  $("#undo").disabled = !idle || !game.can_undo || Boolean(game.closed);
   $("#hint").disabled = !canPlay();
-  $("#stop").disabled = idle;
+  $("#retry").hidden = !aiFailed();
+  // An AI move still waiting for a search slot has nothing to play yet: stopping would only
+  // cancel it (the server does so), and the page would ask again.
+  $("#stop").disabled = idle || (game.queued && game.searching === "ai");
   // stopping a hint plays nothing
   $("#stop").textContent = t(game.searching === "hint" ? "stop_hint" : "stop");
   $("#load").disabled = !idle;
-  $("#show-tree").disabled = !game.tree;
+  $("#save").disabled = Boolean(game.closed);
+  $("#show-tree").disabled = !game.tree || Boolean(game.closed);
   $("#show-tree").title = game.last_search && !game.tree ? t("no_tree") : "";
   const pass = game.legal.find((move) => move.move === "pass");
   $("#pass").hidden = !pass;
@@ -952,8 +995,10 @@ async function main() {
     event.preventDefault();
     newGame();
   });
-  $("#undo").addEventListener("click", () => command("undo"));
+  // with the version seen, so that the server refuses to take back more than the person saw
+  $("#undo").addEventListener("click", () => command("undo", { version: game.version }));
   $("#hint").addEventListener("click", () => command("hint"));
+  $("#retry").addEventListener("click", () => command("ai"));
   $("#stop").addEventListener("click", () => {
     api("POST", `/api/games/${game.id}/stop`).catch((error) => showMessage(error.message));
   });
