@@ -147,6 +147,73 @@ def test_stray_output_is_sent_to_stderr() -> None:
     assert result.stderr.count("stray print") == 2 and result.stderr.count("stray write") == 2
 
 
+#: The ``mctslab`` command whose games load as ``LOADING`` says (run with argv[1:] as its
+#: command line): ``mctslab.cli.main`` finds ``mctslab.cli._app`` loaded with a ``run`` that
+#: runs the code, then loads and runs the real one.
+MCTSLAB_LOADING = textwrap.dedent(
+    """
+    import os, subprocess, sys, types
+    from mctslab import cli
+
+    def load_and_run():
+        exec(os.environ["LOADING"])
+        del sys.modules["mctslab.cli._app"]
+        from mctslab.cli._app import run
+        run()
+
+    stub = types.ModuleType("mctslab.cli._app")
+    stub.run = load_and_run
+    sys.modules["mctslab.cli._app"] = stub
+    sys.argv[0] = "mctslab"
+    cli.main()
+    """
+)
+
+
+def test_what_a_protocol_command_prints_as_it_loads_goes_to_stderr() -> None:
+    # As numba's cache messages do (NUMBA_DEBUG_CACHE=1): before, stdout was taken for the
+    # protocol once the games had loaded and the engine had started, with its workers.
+    loading = textwrap.dedent(
+        """
+        print("printed while loading")
+        os.write(1, b"written while loading\\n")
+        subprocess.run([sys.executable, "-c", "print('a child process while loading')"])
+        """
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            MCTSLAB_LOADING,
+            "brain",
+            "--engine",
+            "python",
+            "--iterations",
+            "50",
+        ],
+        input="START 7\nBEGIN\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "LOADING": loading},
+    )
+    assert result.returncode == 0, result.stderr
+    answers = result.stdout.splitlines()
+    assert len(answers) == 2 and answers[0] == "OK" and re.match(r"^\d+,\d+$", answers[1])
+    for stray in (
+        "printed while loading",
+        "written while loading",
+        "a child process while loading",
+    ):
+        assert stray in result.stderr
+    # Its help is no protocol: on stdout.
+    help_text = subprocess.run(
+        mctslab_command("brain", "--help"), capture_output=True, text=True, timeout=60, check=False
+    ).stdout
+    assert "--seconds" in help_text
+
+
 @pytest.mark.parametrize(
     ("args", "name"),
     [

@@ -9,17 +9,15 @@ numba or a worker process, is sent to stderr instead.
 
 from __future__ import annotations
 
-import io
-import os
 import queue
 import re
 import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from typing import Protocol, TextIO
+from typing import Protocol
 
+from mctslab._stdio import protocol_stdio
 from mctslab.core.config import Budget
 from mctslab.core.engine import Engine
 from mctslab.core.result import SearchResult
@@ -79,14 +77,10 @@ def serve(server: LineServer, lines: Iterable[str], write: Callable[[str], None]
 
 
 def serve_stdio(server: LineServer) -> None:
-    """Run ``server`` on stdin/stdout, one flushed line at a time; stray output goes to stderr."""
-    with protocol_stdout() as out:
-
-        def write(line: str) -> None:
-            out.write(line + "\n")
-            out.flush()
-
-        serve(server, _lines_heard(server), write)
+    """Run ``server`` on stdin/stdout, one flushed line at a time; stray output goes to stderr
+    (see :func:`mctslab._stdio.protocol_stdio`)."""
+    with protocol_stdio() as stdio:
+        serve(server, _lines_heard(server), stdio.write)
 
 
 def _lines_heard(server: LineServer) -> Iterator[str]:
@@ -108,38 +102,6 @@ def _lines_heard(server: LineServer) -> Iterator[str]:
     threading.Thread(target=read_ahead, name="mctslab-stdin", daemon=True).start()
     while (line := lines.get()) is not None:
         yield line
-
-
-@contextmanager
-def protocol_stdout() -> Iterator[TextIO]:
-    """A stream on the real stdout for protocol lines, with everything else sent to stderr.
-
-    At the file-descriptor level when stdout has one (so child processes and
-    C code are caught too), else by swapping ``sys.stdout`` (as under a test
-    runner's captured streams).
-    """
-    stdout = sys.stdout
-    stdout.flush()
-    try:
-        fd = stdout.fileno()
-        sys.stderr.fileno()
-    except (AttributeError, OSError, io.UnsupportedOperation):
-        sys.stdout = sys.stderr
-        try:
-            yield stdout
-        finally:
-            sys.stdout = stdout
-        return
-    saved = os.dup(fd)
-    os.dup2(sys.stderr.fileno(), fd)
-    out = os.fdopen(os.dup(saved), "w", encoding="utf-8", newline="\n")
-    try:
-        yield out
-    finally:
-        out.close()
-        stdout.flush()  # stray output still buffered belongs to stderr too
-        os.dup2(saved, fd)
-        os.close(saved)
 
 
 def failure_message(error: Exception, log: Log) -> str:
