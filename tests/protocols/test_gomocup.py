@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -231,6 +232,26 @@ def test_time_and_memory_limits_shape_the_search_budget() -> None:
     replies = talk(brain, "INFO max_memory 100000000", "RESTART")
     assert replies[0].startswith("MESSAGE max_memory 95 MB leaves under") and replies[1] == "OK"
     assert brain.thinker.memory_mb == MIN_TREE_MB
+
+
+def test_a_moves_time_counts_from_when_its_command_arrived() -> None:
+    # The manager's clock runs from when it sent the command: before, a move searched its
+    # whole time however long its command had waited (behind a brain still starting up).
+    engine = RecordingEngine()
+    brain = GomocupBrain(Thinker(engine))
+    talk(brain, "START 9", "INFO timeout_turn 2000")
+    whole = 2.0 * (1 - SAFETY_FRACTION) - SAFETY_SECONDS
+    for command, waited in (("BEGIN", 1.0), ("TURN 0,0", 5.0)):
+        assert MOVE.match(brain.handle(command, time.monotonic() - waited)[0])
+    first, second = (budget.seconds for budget in engine.budgets)
+    assert first is not None and whole - 1.5 < first <= whole - 1.0
+    assert second == MIN_SECONDS  # its time was up already: as fast as it can
+    # A BOARD's time counts from its DONE.
+    talk(brain, "RESTART")
+    for line, waited in (("BOARD", 9.0), ("1,1,2", 9.0), ("DONE", 1.0)):
+        brain.handle(line, time.monotonic() - waited)
+    third = engine.budgets[-1].seconds
+    assert third is not None and whole - 1.5 < third <= whole - 1.0
 
 
 # -- the client against scripted brains -----------------------------------------------

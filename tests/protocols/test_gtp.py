@@ -299,6 +299,22 @@ def test_the_clock_is_kept_between_time_left_reports() -> None:
     assert alone.budgets[-1].seconds == allot(remaining=3.0, moves_left=moves_to_go(9))
 
 
+def test_a_moves_time_counts_from_when_genmove_arrived() -> None:
+    # As the controller's clock does: before, a genmove that had waited (behind an engine
+    # still starting up) searched its whole share, and the engine's clock lost the wait.
+    engine = RecordingEngine()
+    gtp = GTPEngine(Thinker(engine), "tictactoe", {})
+    talk(gtp, "time_settings 10 0 0")
+    share = allot(remaining=10.0, moves_left=moves_to_go(9))
+    assert gtp.handle("genmove b", time.monotonic() - 1.0)[0].startswith("= ")
+    seconds = engine.budgets[-1].seconds
+    assert seconds is not None and share - 1.5 < seconds <= share - 1.0
+    # The wait is spent from the clock too: what the next move of black's shares is less.
+    talk(gtp, "genmove w", "genmove b")
+    assert engine.budgets[-1].seconds is not None
+    assert engine.budgets[-1].seconds <= allot(remaining=9.0, moves_left=moves_to_go(7))
+
+
 # -- the client against scripted engines ------------------------------------------------
 def test_client_follows_ids_and_multiline_responses() -> None:
     engine = scripted(

@@ -15,6 +15,7 @@ import textwrap
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -24,7 +25,10 @@ from mctslab.games import make
 from mctslab.players import MCTSPlayer, Player, RandomPlayer
 from mctslab.protocols import GomocupEnginePlayer, GTPEnginePlayer, NBoardEnginePlayer, _process
 from mctslab.protocols._process import program_name, read_lines
+from mctslab.protocols._serve import MIN_SECONDS
 from tests.protocols.helpers import exited_within, mctslab_command, play_game, scripted
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def mcts(iterations: int, seed: int) -> MCTSPlayer:
@@ -126,7 +130,7 @@ def test_stray_output_is_sent_to_stderr() -> None:
 
         class Noisy:
             finished = False
-            def handle(self, line):
+            def handle(self, line, arrived=None):
                 print("stray print")
                 os.write(1, b"stray write\\n")
                 return ["reply " + line.strip()]
@@ -147,16 +151,16 @@ def test_stray_output_is_sent_to_stderr() -> None:
     assert result.stderr.count("stray print") == 2 and result.stderr.count("stray write") == 2
 
 
-#: The ``mctslab`` command whose games load as ``LOADING`` says (run with argv[1:] as its
-#: command line): ``mctslab.cli.main`` finds ``mctslab.cli._app`` loaded with a ``run`` that
-#: runs the code, then loads and runs the real one.
+#: The ``mctslab`` command (its command line argv[1:]) with the Python code of the environment
+#: variable ``LOADING`` run as it loads the games: ``mctslab.cli.main`` finds
+#: ``mctslab.cli._app`` stubbed with a ``run`` that runs the code, then the real one.
 MCTSLAB_LOADING = textwrap.dedent(
     """
     import os, subprocess, sys, types
     from mctslab import cli
 
     def load_and_run():
-        exec(os.environ["LOADING"])
+        exec(os.environ["LOADING"], globals())
         del sys.modules["mctslab.cli._app"]
         from mctslab.cli._app import run
         run()
@@ -212,6 +216,38 @@ def test_what_a_protocol_command_prints_as_it_loads_goes_to_stderr() -> None:
         mctslab_command("brain", "--help"), capture_output=True, text=True, timeout=60, check=False
     ).stdout
     assert "--seconds" in help_text
+
+
+def test_the_first_moves_time_counts_from_its_arrival_however_slow_the_start() -> None:
+    # Gomocup's managers send START, INFO and the first move at once, and time the move
+    # from then. Before, stdin was read once the games had loaded and the engine had
+    # started, and the first move searched its whole time after that.
+    loading = textwrap.dedent(
+        """
+        import atexit, time
+        from mctslab.cli import _protocol
+        from tests.protocols.helpers import RecordingEngine
+
+        time.sleep(1.0)  # a slow load (a first run compiles the games: half a minute)
+        engine = RecordingEngine()
+        _protocol.new_engine = lambda *args, **kwargs: engine
+        budgets = engine.budgets
+        atexit.register(lambda: print("budgets", [b.seconds for b in budgets], file=sys.stderr))
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", MCTSLAB_LOADING, "brain", "--engine", "python"],
+        input="START 9\r\nINFO timeout_turn 500\r\nBEGIN\r\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "LOADING": loading},
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    # The 0.4 s the move had were gone: it searched as little as it can.
+    assert f"budgets [{MIN_SECONDS}]" in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -48,7 +48,7 @@ def thinker(
     game: State,
 ) -> Thinker:
     """The engine a protocol command searches with, compiled and with ``game``'s rules
-    loaded before the first command is read."""
+    loaded before the first command is answered."""
     try:
         searcher = new_engine(engine, opt.search_config(seed, c), workers=workers)
         result = Thinker(searcher, iterations=iterations, seconds=seconds)
@@ -59,7 +59,8 @@ def thinker(
 
         if not fast.is_warm():
             log_to_stderr("mctslab: compiling the search engine (first run only)...")
-        # Before the first command: the controller's clock runs from its first move on.
+        # Before the first command: a move sent meanwhile, which the controller times from
+        # when it sent it, has what is left of its time to search in.
         cast(fast.FastMCTS, searcher).prepare(game)
     return result
 

@@ -22,7 +22,8 @@ https://plastovicka.github.io/protocl2en.htm (the Piskvork manager's
 The brain plays freestyle Gomoku (five or more in a row wins) on boards from
 5x5 to 19x19; each move searches
 ``min(timeout_turn, time_left / moves-to-go)`` less a safety margin (see
-:func:`mctslab.protocols._serve.allot`), and half of ``max_memory`` less
+:func:`mctslab.protocols._serve.allot`), counted from when its command
+arrived (the manager's clock runs from then), and half of ``max_memory`` less
 what the processes themselves need bounds the tree (the other half leaves
 room for the copy a search makes of the tree it keeps from the last move).
 """
@@ -94,6 +95,9 @@ class GomocupBrain:
         self._time_left: float | None = None
         #: Set when END arrives: a search under way stops there.
         self._end_heard = threading.Event()
+        #: When the line being handled arrived (None: as it is handled); a move's time
+        #: counts from then, as the manager's does.
+        self._arrived: float | None = None
         self._commands: dict[str, Callable[[str], list[str]]] = {
             "START": self._start,
             "RECTSTART": self._rectstart,
@@ -113,10 +117,11 @@ class GomocupBrain:
         if line.strip().upper() == "END":
             self._end_heard.set()
 
-    def handle(self, line: str) -> list[str]:
+    def handle(self, line: str, arrived: float | None = None) -> list[str]:
         text = line.strip()
         if not text:
             return []
+        self._arrived = arrived
         if self._block is not None:
             block, lines = self._block
             if text.upper() != "DONE":
@@ -317,7 +322,7 @@ class GomocupBrain:
             remaining=self._time_left,
             moves_left=moves_to_go(len(state.legal_moves())),
         )
-        result = self.thinker.search(state, allotted, stop=self._end_heard)
+        result = self.thinker.search(state, allotted, arrived=self._arrived, stop=self._end_heard)
         self._play(result.best_move)
         return [state.move_to_gomocup(result.best_move)]
 

@@ -209,6 +209,9 @@ class GTPEngine:
         #: (main time, byo-yomi time, byo-yomi stones) in seconds; None: no limits.
         self._clock: tuple[float, float, int] | None = None
         self._left: dict[int, tuple[float, int]] = {}
+        #: When the line being handled arrived (None: as it is handled); a move's time
+        #: counts from then, as the controller's does.
+        self._arrived: float | None = None
         self._commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda _: PROTOCOL_VERSION,
             "name": lambda _: NAME,
@@ -239,10 +242,11 @@ class GTPEngine:
             text = str(board)
         return "\n" + text
 
-    def handle(self, line: str) -> list[str]:
+    def handle(self, line: str, arrived: float | None = None) -> list[str]:
         text = _CONTROL.sub("", line).replace("\t", " ").split("#", 1)[0].strip()
         if not text:
             return []
+        self._arrived = arrived
         words = text.split()
         ident = words.pop(0) if _NUMBER.match(words[0]) else ""
         if not words:
@@ -318,8 +322,8 @@ class GTPEngine:
             raise _Failure("syntax error: genmove takes a colour")
         player = _color(args[0])
         state, turn = self._ready_for(player, "cannot move")
-        began = time.monotonic()
-        result = self.thinker.search(state, self._allotted(player))
+        began = time.monotonic() if self._arrived is None else self._arrived
+        result = self.thinker.search(state, self._allotted(player), arrived=self._arrived)
         self._spend(player, time.monotonic() - began)
         vertex = to_vertex(state, result.best_move)  # before the move: Connect Four's row
         self._commit([*turn, result.best_move])

@@ -244,7 +244,9 @@ class NBoardEngine:
                 self._pings_waiting += 1
                 self._ping_heard.set()
 
-    def handle(self, line: str) -> Iterator[str]:
+    def handle(self, line: str, arrived: float | None = None) -> Iterator[str]:
+        """The answer to ``line``; when it ``arrived`` does not matter, as NBoard keeps no
+        clock (the depth and ``--seconds`` bound a search)."""
         text = line.strip()
         if not text:
             return
