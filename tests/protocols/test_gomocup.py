@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Any
 
 import pytest
 
-from mctslab.games import make
+from mctslab import Budget, SearchResult
+from mctslab.games import State, make
 from mctslab.games.gomoku import GomokuState
 from mctslab.protocols import EngineError, EngineTimeoutError, GomocupBrain, GomocupEnginePlayer
 from mctslab.protocols._serve import MIN_SECONDS, SAFETY_FRACTION, SAFETY_SECONDS, Thinker
@@ -203,6 +205,31 @@ def test_end_finishes_without_a_word() -> None:
     brain = GomocupBrain(thinker())
     assert talk(brain, "START 7", "END") == ["OK"]
     assert brain.finished
+
+
+class _EndArrivesMidSearch(RecordingEngine):
+    """A search during which the manager sends END (as the brain's stdin reader hears it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.brain: GomocupBrain | None = None
+
+    def search(self, state: State, budget: Budget | None = None, **kwargs: Any) -> SearchResult:
+        assert self.brain is not None
+        self.brain.hear("END\r\n")
+        return super().search(state, budget, **kwargs)
+
+
+def test_nothing_is_written_once_end_has_arrived() -> None:
+    # "The brain should not write anything to output after the END command" (the spec).
+    # Before, the move of the search END stopped was still sent, and the commands END
+    # overtook were answered.
+    engine = _EndArrivesMidSearch()
+    brain = engine.brain = GomocupBrain(Thinker(engine))
+    assert talk(brain, "START 9", "INFO rule 4") == ["OK"]
+    assert talk(brain, "BEGIN") == []  # nor the MESSAGE held for its reply
+    assert brain.finished and len(engine.budgets) == 1
+    assert talk(brain, "ABOUT", "TURN 1,1") == []  # sent before END, handled after it
 
 
 def test_time_and_memory_limits_shape_the_search_budget() -> None:

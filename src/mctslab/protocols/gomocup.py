@@ -112,12 +112,20 @@ class GomocupBrain:
     def hear(self, line: str) -> None:
         """See a line as it arrives, before the lines ahead of it are handled: ``END``
         stops the search under way, as the brain "must terminate as soon as possible" (the
-        spec). Its move so far is still sent: a manager has stopped reading, and a script
-        that sent its commands at once still gets the reply to each."""
+        spec), and the commands still unanswered go without an answer (see :meth:`handle`)."""
         if line.strip().upper() == "END":
             self._end_heard.set()
 
     def handle(self, line: str, arrived: float | None = None) -> list[str]:
+        replies = [] if self._end_heard.is_set() else self._answer(line, arrived)
+        if self._end_heard.is_set():
+            # "The brain should not write anything to output after the END command" (the
+            # spec): nor the reply of a command END interrupted or overtook.
+            self.finished = True
+            return []
+        return replies
+
+    def _answer(self, line: str, arrived: float | None) -> list[str]:
         text = line.strip()
         if not text:
             return []
@@ -232,7 +240,7 @@ class GomocupBrain:
         return ["OK"]
 
     def _end(self, _: str) -> list[str]:
-        self.finished = True
+        self._end_heard.set()  # as hear() does, for a caller of handle() alone
         return []
 
     def _info(self, argument: str) -> None:
