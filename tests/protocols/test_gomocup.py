@@ -255,10 +255,32 @@ def test_time_and_memory_limits_shape_the_search_budget() -> None:
     # timeout_turn 0 means as fast as possible.
     talk(brain, "INFO timeout_turn 0", "INFO time_left 2147483647", "RESTART", "BEGIN")
     assert engine.budgets[-1].seconds == MIN_SECONDS
-    # Too little memory for a tree: searched with the minimum, and said so.
-    replies = talk(brain, "INFO max_memory 100000000", "RESTART")
-    assert replies[0].startswith("MESSAGE max_memory 95 MB leaves under") and replies[1] == "OK"
-    assert brain.thinker.memory_mb == MIN_TREE_MB
+    # Too little memory for a tree: the moves are refused, as the spec says ("the memory
+    # limit is too small"); before, the brain played on in the minimum tree and went over.
+    too_small = (
+        f"ERROR max_memory 95 MB is too small: the brain needs about {PROCESS_MB + 2 * MIN_TREE_MB}"
+        f" MB (a process of about {PROCESS_MB} MB, and room for twice a search tree of at "
+        f"least {MIN_TREE_MB} MB)"
+    )
+    replies = talk(brain, "INFO max_memory 100000000", "RESTART", "BEGIN", "TURN 1,1")
+    assert replies == ["OK", too_small, too_small]
+    assert brain._state is not None and not brain._state.board().any()  # TURN left no stone
+    assert MOVE.match(talk(brain, "INFO max_memory 0", "TURN 1,1")[0])
+
+
+def test_max_memory_counts_the_main_process_of_workers() -> None:
+    # With workers the main process holds the engine too: before, the tree was given what
+    # the workers alone left, and the brain's processes went over max_memory.
+    engine = RecordingEngine()
+    engine.workers = 2  # type: ignore[attr-defined]
+    brain = GomocupBrain(Thinker(engine))
+    talk(brain, "INFO max_memory 1073741824", "START 9", "BEGIN")
+    assert engine.budgets[-1].memory_mb == pytest.approx((1024 - 3 * PROCESS_MB) / 2)
+    assert talk(brain, "INFO max_memory 367001600", "TURN 0,0") == [
+        "ERROR max_memory 350 MB is too small: the brain needs about "
+        f"{3 * PROCESS_MB + 2 * MIN_TREE_MB} MB (3 processes of about {PROCESS_MB} MB, and "
+        f"room for twice a search tree of at least {MIN_TREE_MB} MB)"
+    ]
 
 
 def test_a_moves_time_counts_from_when_its_command_arrived() -> None:

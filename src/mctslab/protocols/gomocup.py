@@ -14,7 +14,11 @@ https://plastovicka.github.io/protocl2en.htm (the Piskvork manager's
   the lines may come in any order;
 - ``INFO`` is never answered (the manager does not read then): a problem with
   one, such as an unsupported ``rule``, is reported as a ``MESSAGE`` line just
-  before the reply to the next other command, as the spec asks;
+  before the reply to the next other command, as the spec asks; a limit the
+  brain cannot keep to (too small a ``max_memory``, the spec's example) makes
+  it answer the commands that ask for a move with ``ERROR``, which is for a
+  known command the brain "is not able to cope with. For example the memory
+  limit is too small" (the spec);
 - time: ``timeout_turn`` (ms, 0 = as fast as possible), ``timeout_match``
   (ms, 0 = none), ``time_left`` (ms before each move, 2147483647 = unlimited),
   ``max_memory`` (bytes, 0 = none).
@@ -25,7 +29,8 @@ The brain plays freestyle Gomoku (five or more in a row wins) on boards from
 :func:`mctslab.protocols._serve.allot`), counted from when its command
 arrived (the manager's clock runs from then), and half of ``max_memory`` less
 what the processes themselves need bounds the tree (the other half leaves
-room for the copy a search makes of the tree it keeps from the last move).
+room for the copy a search makes of the tree it keeps from the last move);
+a ``max_memory`` that leaves less than :data:`MIN_TREE_MB` is refused.
 """
 
 from __future__ import annotations
@@ -61,9 +66,10 @@ AUTHOR = "mctslab contributors"
 #: ``INFO time_left`` of an unlimited match.
 UNLIMITED_MS = 2147483647
 #: Memory a brain process needs besides its tree (Python, NumPy, numba and the
-#: compiled code: about 160 MiB resident measured with the compiled engine).
+#: compiled code: about 160 MiB resident measured with the compiled engine, 186 MiB
+#: for the main process of a search in workers, whose resource tracker takes 12 MiB).
 PROCESS_MB = 192
-#: The least tree a search is given, whatever ``max_memory`` says.
+#: The least tree the brain plays with: a ``max_memory`` that leaves less is refused.
 MIN_TREE_MB = 16
 #: Gomocup is five in a row.
 FIVE = 5
@@ -93,6 +99,8 @@ class GomocupBrain:
         self._held: list[str] = []
         self._turn_seconds: float | None = None
         self._time_left: float | None = None
+        #: Why the brain cannot move within ``INFO max_memory``; None when it can.
+        self._memory_error: str | None = None
         #: Set when END arrives: a search under way stops there.
         self._end_heard = threading.Event()
         #: When the line being handled arrived (None: as it is handled); a move's time
@@ -177,7 +185,7 @@ class GomocupBrain:
         return self._new_board(state.width, state.height)
 
     def _begin(self, _: str) -> list[str]:
-        state = self._require_board()
+        state = self._board_to_move_on()
         if not state.is_terminal() and state.board().any():  # a finished game says so instead
             raise ValueError(
                 "BEGIN opens the game on an empty board; this board has stones "
@@ -186,12 +194,12 @@ class GomocupBrain:
         return self._think()
 
     def _turn(self, argument: str) -> list[str]:
-        state = self._require_board()
+        state = self._board_to_move_on()
         self._play(self._move_at(state, *_pair(argument, "TURN takes x,y")))
         return self._think()
 
     def _board(self, lines: list[str]) -> list[str]:
-        state = self._require_board()
+        state = self._board_to_move_on()
         own: list[int] = []
         opponent: list[int] = []
         for line in lines:
@@ -264,21 +272,26 @@ class GomocupBrain:
         # timeout_match: the spec lets a brain rely on time_left alone.
 
     def _set_memory(self, limit: int) -> None:
+        self._memory_error = None
         if limit <= 0:
             self.thinker.memory_mb = None
             return
         # Half of what the processes leave: the brain keeps its tree from move to move, and
         # the compiled engine's next search copies the subtree it keeps while the old tree
         # still exists, so two trees of the budget can be held at once; max_memory is a
-        # limit the tournament enforces.
-        tree_mb = (limit / 2**20 - PROCESS_MB * self.thinker.workers) / 2
+        # limit the tournament enforces, on all the brain's processes together.
+        workers = self.thinker.workers
+        processes = workers + 1 if workers > 1 else 1  # with workers, the main one as well
+        tree_mb = (limit / 2**20 - PROCESS_MB * processes) / 2
         if tree_mb < MIN_TREE_MB:
-            self._held.append(
-                f"MESSAGE max_memory {limit / 2**20:.0f} MB leaves under {MIN_TREE_MB} MB for the "
-                f"search tree (the process needs about {PROCESS_MB} MB, and half the rest is "
-                f"room to copy the last move's tree); using {MIN_TREE_MB} MB"
+            held = f"{processes} processes of" if processes > 1 else "a process of"
+            self._memory_error = (
+                f"max_memory {limit / 2**20:.0f} MB is too small: the brain needs about "
+                f"{PROCESS_MB * processes + 2 * MIN_TREE_MB} MB ({held} about {PROCESS_MB} MB, "
+                f"and room for twice a search tree of at least {MIN_TREE_MB} MB)"
             )
-        self.thinker.memory_mb = max(MIN_TREE_MB, tree_mb)
+            return
+        self.thinker.memory_mb = tree_mb
 
     def _set_rule(self, rule: int) -> None:
         unsupported = [name for bit, name in _RULES.items() if rule & bit] if rule >= 0 else []
@@ -303,6 +316,14 @@ class GomocupBrain:
         if self._state is None:
             raise ValueError("no board yet: send START first")
         return self._state
+
+    def _board_to_move_on(self) -> GomokuState:
+        """The board of a command that asks for a move (BEGIN, TURN, BOARD), which is refused
+        while ``INFO max_memory`` is too small, before the board changes: the manager may
+        raise the limit and send the command again."""
+        if self._memory_error is not None:
+            raise ValueError(self._memory_error)
+        return self._require_board()
 
     def _move_at(self, state: GomokuState, x: int, y: int, *, empty_board: bool = False) -> int:
         """The move id of ``x,y``, which must be on the board (and free unless ``empty_board``)."""
