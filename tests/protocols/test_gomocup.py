@@ -321,6 +321,35 @@ def test_client_skips_messages_and_follows_suggest() -> None:
         player.close()
 
 
+def test_client_sends_board_to_the_brain_started_afresh_for_want_of_restart() -> None:
+    # A brain that answers RESTART with UNKNOWN is started again, as the spec says. Before,
+    # the BOARD that followed went to the brain just ended, and the move failed.
+    brain = scripted(
+        ("START", ["OK"]),
+        ("ABOUT", ['name="$PID"']),
+        ("RESTART", ["UNKNOWN"]),
+        ("INFO time_left (.*)", [r"MESSAGE time_left \1"]),
+        ("BEGIN", ["3,3"]),
+        ("DONE", ["4,4"]),
+    )
+    player = GomocupEnginePlayer(brain, timeout_match_ms=60000, startup_seconds=10)
+    try:
+        state = make("gomoku", size=7)
+        player.start(state.clone())
+        assert player.choose(state.clone()) == 3 * 7 + 3
+        first = player.name
+        for move in (0, 1):  # not the brain's move: the game went another way
+            state.play(move)
+            player.observe(move)
+        assert player.choose(state.clone()) == 4 * 7 + 4
+        assert player.name != first  # a new brain
+        # It was told the time left too.
+        assert player._process is not None
+        assert any(line.startswith("< MESSAGE time_left") for line in player._process._talk)
+    finally:
+        player.close()
+
+
 @pytest.mark.parametrize("newline", ["\r", "\r\n", "\n"], ids=["CR", "CRLF", "LF"])
 def test_client_hears_every_line_ending_the_spec_allows(newline: str) -> None:
     # "The brain can send lines that are ended with CR LF, or just LF, or CR" (the spec).

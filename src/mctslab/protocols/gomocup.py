@@ -418,25 +418,27 @@ class GomocupEnginePlayer:
         self._synced = 0 if not state.board().any() else None
 
     def choose(self, state: State) -> int:
-        process = self._require_process()
+        self._require_process()
         if not isinstance(state, GomokuState):
             raise ValueError(f"A Gomocup brain plays gomoku; got {state.spec.name}.")
+        new = None if self._synced is None else len(self._moves) - self._synced
+        if new == 0 and not self._moves and not state.board().any():
+            waiting_for = "BEGIN"
+        elif new == 1:
+            waiting_for = f"TURN {state.move_to_gomocup(self._moves[-1])}"
+        else:
+            waiting_for = "BOARD"
+            if self._open:
+                self._restart()  # which starts a brain without RESTART afresh
+        process = self._require_process()
         if self.timeout_match_ms > 0:
             left = self.timeout_match_ms - int(self._used_seconds * 1000)
             process.send(f"INFO time_left {left}", "\r\n")
-        new = None if self._synced is None else len(self._moves) - self._synced
         began = time.perf_counter()
-        if new == 0 and not self._moves and not state.board().any():
-            waiting_for = "BEGIN"
-            process.send("BEGIN", "\r\n")
-        elif new == 1:
-            waiting_for = f"TURN {state.move_to_gomocup(self._moves[-1])}"
-            process.send(waiting_for, "\r\n")
-        else:
-            if self._open:
-                self._restart()
-            waiting_for = "BOARD"
+        if waiting_for == "BOARD":
             self._send_board(process, state)
+        else:
+            process.send(waiting_for, "\r\n")
         self._open = True
         move = self._read_move(process, state, waiting_for)
         self._used_seconds += time.perf_counter() - began
