@@ -75,10 +75,6 @@ MAX_DEPTH = 60
 DISC_SCALE = 64.0
 _PROPERTY = re.compile(r"([A-Za-z]+)\[([^\]]*)\]")
 _SQUARE = re.compile(r"^[a-hA-H][1-8]$")
-#: First words of the lines an NBoard engine may send.
-_ENGINE_LINES = frozenset(
-    {"status", "set", "nodestats", "search", "book", "pong", "learned", "analysis", "==="}
-)
 
 
 def depth_iterations(depth: int) -> int:
@@ -458,17 +454,16 @@ class NBoardEnginePlayer:
             pass
 
     def _next_line(self, process: EngineProcess, deadline: float, command: str) -> str:
-        """The next line, which must be one an NBoard engine may send; picks up its name."""
+        """The engine's next line that is not empty; picks up its name. The callers pass
+        over the lines they do not wait for, whatever their kind: NBoard ignores the kinds
+        it does not know ("Unknown commands are ignored", ``ParsedEngine`` in
+        https://github.com/weltyc/nboard), and an error quotes them among the last lines."""
         while True:
             line = process.receive(deadline - time.monotonic(), command).strip()
-            if not line:
-                continue
-            word = line.split(" ", 1)[0]
-            if word not in _ENGINE_LINES and not word.startswith("==="):
-                raise process.protocol_error(line, "an NBoard engine line")
             if line.startswith("set myname "):
                 self.name = f"nboard:{line[len('set myname ') :].strip()}"
-            return line
+            if line:
+                return line
 
     def _require(self) -> tuple[EngineProcess, OthelloState]:
         if self._process is None or self._state is None:
