@@ -375,7 +375,7 @@ def test_client_hears_every_line_ending_the_spec_allows(newline: str) -> None:
             EngineError,
             "closed its output while we waited for its answer to START 7 (it exited with status 3)",
         ),
-        ([], EngineTimeoutError, "did not answer START 7 within"),
+        ([], EngineTimeoutError, "did not answer START 7 within 0.5 s."),
     ],
 )
 def test_client_reports_broken_brains(
@@ -385,6 +385,22 @@ def test_client_reports_broken_brains(
     with pytest.raises(error, match=re.escape(message)):
         player.start(make("gomoku", size=7))
     player.close()
+
+
+def test_client_names_the_time_limit_a_brain_overran() -> None:
+    # Before, a timeout named what was left of the limit at the last line read (here a
+    # MESSAGE 0.3 s into the 0.6 s): "within 0.3 s", or "-0.0 s" for a line just in time.
+    rules = [("START", ["OK"]), ("ABOUT", ["?"]), ("BEGIN", ["SLEEP 0.3", "MESSAGE hm", "SLEEP 9"])]
+    player = GomocupEnginePlayer(scripted(*rules), timeout_turn_ms=0, grace_seconds=0.6)
+    try:
+        state = make("gomoku", size=7)
+        player.start(state)
+        with pytest.raises(
+            EngineTimeoutError, match=re.escape("did not answer BEGIN within 0.6 s.")
+        ):
+            player.choose(state)
+    finally:
+        player.close()
 
 
 def test_client_rejects_illegal_or_garbled_moves() -> None:

@@ -24,7 +24,7 @@ from mctslab.core.config import Budget, SearchConfig
 from mctslab.games import make
 from mctslab.players import MCTSPlayer, Player, RandomPlayer
 from mctslab.protocols import GomocupEnginePlayer, GTPEnginePlayer, NBoardEnginePlayer, _process
-from mctslab.protocols._process import program_name, read_lines
+from mctslab.protocols._process import Deadline, program_name, read_lines
 from mctslab.protocols._serve import MIN_SECONDS
 from tests.protocols.helpers import exited_within, mctslab_command, play_game, scripted
 
@@ -299,7 +299,7 @@ def test_without_waitid_an_engine_is_still_killed_with_its_group(
     monkeypatch.delattr(os, "waitid", raising=False)
     monkeypatch.setattr(_process, "CLOSE_GRACE", 0.2)
     engine = _process.EngineProcess(["sh", "-c", "sleep 60 & echo $!; wait"], "GTP engine")
-    child = int(engine.receive(5.0, "its child's pid"))
+    child = int(engine.receive(Deadline.after(5.0), "its child's pid"))
     assert engine.alive
     engine.close()
     assert not engine.alive and exited_within(5, child)
@@ -321,7 +321,7 @@ def test_an_engine_that_dies_is_reported_with_all_its_last_words(
     dying = "import sys; sys.stderr.write('[boom]\\n'); sys.exit(3)"
     engine = _process.EngineProcess([sys.executable, "-c", dying], "GTP engine")
     with pytest.raises(_process.EngineError, match=r"status 3\)\.(.|\n)*\[boom\]"):
-        engine.receive(5.0, "name")
+        engine.receive(Deadline.after(5.0), "name")
 
 
 def test_closing_an_engine_stops_the_processes_it_started(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -361,7 +361,7 @@ def test_an_engine_is_killed_with_its_group_before_it_is_reaped(
 
     monkeypatch.setattr(_process.os, "killpg", killpg)
     engine = _process.EngineProcess(["sh", "-c", "sleep 60 & echo $!"], "GTP")
-    child = int(engine.receive(10, "its start"))
+    child = int(engine.receive(Deadline.after(10), "its start"))
     os.waitid(os.P_PID, engine._process.pid, os.WEXITED | os.WNOWAIT)  # the wrapper has exited
     engine.close()
     assert leader_when_killed == ["exited"]

@@ -45,6 +45,7 @@ from mctslab.games import State, make
 from mctslab.games.gomoku import GomokuState
 from mctslab.protocols._process import (
     MOVE_GRACE,
+    Deadline,
     EngineError,
     EngineProcess,
     command_args,
@@ -511,9 +512,9 @@ class GomocupEnginePlayer:
 
     def _answer(self, process: EngineProcess, command: str, timeout: float) -> str:
         """The next line that is not a MESSAGE or DEBUG; ERROR ends the game with an error."""
-        deadline = time.monotonic() + timeout
+        deadline = Deadline.after(timeout)
         while True:
-            line = process.receive(deadline - time.monotonic(), command).strip()
+            line = process.receive(deadline, command).strip()
             keyword = line.split(" ", 1)[0].upper()
             if not line or keyword in ("MESSAGE", "DEBUG"):
                 continue

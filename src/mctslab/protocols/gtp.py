@@ -51,6 +51,7 @@ from mctslab.games.gomoku import GomokuState
 from mctslab.games.othello import PASS
 from mctslab.protocols._process import (
     MOVE_GRACE,
+    Deadline,
     EngineError,
     EngineProcess,
     EngineResignedError,
@@ -561,16 +562,16 @@ class GTPEnginePlayer:
         assert process is not None
         ident = next(self._ids)
         process.send(f"{ident} {command}")
-        deadline = time.monotonic() + (self.startup_seconds if timeout is None else timeout)
+        deadline = Deadline.after(self.startup_seconds if timeout is None else timeout)
         line = ""
         while not line:
-            line = process.receive(deadline - time.monotonic(), command).strip()
+            line = process.receive(deadline, command).strip()
         match = re.match(r"^([=?])([0-9]*)\s*(.*)$", line)
         if match is None or match.group(2) != str(ident):
             raise process.protocol_error(line, f"a response ={ident} or ?{ident} to {command!r}")
         lines = [match.group(3)]
         while True:
-            more = process.receive(deadline - time.monotonic(), command)
+            more = process.receive(deadline, command)
             if not more.strip():
                 break
             lines.append(more)

@@ -48,14 +48,19 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import count
 
 from mctslab.core.result import SearchResult
 from mctslab.games import State, make
 from mctslab.games.othello import PASS, SIZE, OthelloState, from_discs
-from mctslab.protocols._process import EngineError, EngineProcess, command_args, program_name
+from mctslab.protocols._process import (
+    Deadline,
+    EngineError,
+    EngineProcess,
+    command_args,
+    program_name,
+)
 from mctslab.protocols._serve import (
     Log,
     Thinker,
@@ -419,7 +424,7 @@ class NBoardEnginePlayer:
             process.send(f"set game {format_ggf(mirror)}")
         self._sync(self.startup_seconds)
         process.send("go")
-        deadline = time.monotonic() + self.move_seconds
+        deadline = Deadline.after(self.move_seconds)
         while True:
             line = self._next_line(process, deadline, "go")
             if line.startswith("==="):
@@ -449,17 +454,17 @@ class NBoardEnginePlayer:
         process, _ = self._require()
         ping = next(self._pings)
         process.send(f"ping {ping}")
-        deadline = time.monotonic() + timeout
+        deadline = Deadline.after(timeout)
         while self._next_line(process, deadline, f"ping {ping}") != f"pong {ping}":
             pass
 
-    def _next_line(self, process: EngineProcess, deadline: float, command: str) -> str:
+    def _next_line(self, process: EngineProcess, deadline: Deadline, command: str) -> str:
         """The engine's next line that is not empty; picks up its name. The callers pass
         over the lines they do not wait for, whatever their kind: NBoard ignores the kinds
         it does not know ("Unknown commands are ignored", ``ParsedEngine`` in
         https://github.com/weltyc/nboard), and an error quotes them among the last lines."""
         while True:
-            line = process.receive(deadline - time.monotonic(), command).strip()
+            line = process.receive(deadline, command).strip()
             if line.startswith("set myname "):
                 self.name = f"nboard:{line[len('set myname ') :].strip()}"
             if line:
