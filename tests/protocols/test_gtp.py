@@ -10,6 +10,7 @@ import pytest
 
 from mctslab import Budget, SearchResult
 from mctslab.games import IllegalMoveError, InvalidMoveError, State, make
+from mctslab.games.gomoku import CELLS, GomokuState
 from mctslab.games.othello import PASS
 from mctslab.protocols import EngineError, EngineResignedError, GTPEngine, GTPEnginePlayer, Thinker
 from mctslab.protocols._serve import SAFETY_FRACTION, SAFETY_SECONDS, allot, moves_to_go
@@ -388,5 +389,22 @@ def test_client_replays_a_gomoku_position_and_refuses_othello_ones() -> None:
         moved.play("a1")
         with pytest.raises(EngineError, match="failed 'play b A1': not a stone of the position"):
             player.start(moved)
+    finally:
+        player.close()
+
+
+def test_client_refuses_stones_that_moves_in_turn_cannot_leave() -> None:
+    # A position made from its array may hold any stones. Before, the stones were put in
+    # turn whatever their counts, and a third black stone was played as White's.
+    state = make("gomoku", size=9)
+    for move in ("e5", "d4", "e4"):
+        state.play(move)
+    data = state.data.copy()
+    row, column = divmod(state.parse_move("a1"), state.width)
+    data[CELLS + (row + 1) * (state.width + 1) + column + 1] = 1  # one more black stone
+    player = GTPEnginePlayer(scripted(("(\\d+) .*", [r"=\1", ""])), startup_seconds=10)
+    try:
+        with pytest.raises(ValueError, match="3 black and 1 white stones cannot come from moves"):
+            player.start(GomokuState(state.spec, data))
     finally:
         player.close()

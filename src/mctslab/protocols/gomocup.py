@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 
 from mctslab import __version__
 from mctslab.games import State, make
-from mctslab.games.gomoku import GomokuState
+from mctslab.games.gomoku import GomokuState, moves_in_turn
 from mctslab.protocols._process import (
     MOVE_GRACE,
     Deadline,
@@ -216,16 +216,15 @@ class GomocupBrain:
             if move in own or move in opponent:
                 raise ValueError(f"BOARD lists {x},{y} twice")
             (own if field == 1 else opponent).append(move)
-        if len(own) == len(opponent):
-            order = [move for pair in zip(own, opponent, strict=True) for move in pair]
-        elif len(opponent) == len(own) + 1:
-            order = [move for pair in zip(opponent, own, strict=False) for move in pair]
-            order.append(opponent[-1])
-        else:
+        # The brain is to move: Black if it has as many stones as the opponent.
+        black, white = (own, opponent) if len(own) == len(opponent) else (opponent, own)
+        try:
+            order = moves_in_turn(black, white)
+        except ValueError:
             raise ValueError(
                 f"BOARD has {len(own)} own and {len(opponent)} opponent stones; with the brain to "
                 "move it has as many own stones as the opponent's, or one fewer"
-            )
+            ) from None
         self._state = _empty_board(state.width, state.height)
         self._moves = []
         self.thinker.reset()

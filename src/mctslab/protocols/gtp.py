@@ -47,7 +47,7 @@ from mctslab import __version__
 from mctslab.games import IllegalMoveError, InvalidMoveError, State, make
 from mctslab.games._base import first_line
 from mctslab.games.connect4 import Connect4State
-from mctslab.games.gomoku import GomokuState
+from mctslab.games.gomoku import GomokuState, moves_in_turn
 from mctslab.games.othello import PASS
 from mctslab.protocols._process import (
     MOVE_GRACE,
@@ -469,8 +469,9 @@ class GTPEnginePlayer:
 
     The game comes from :meth:`start`: ``boardsize`` and ``clear_board`` are
     sent, then, for a Gomoku position reached by unknown moves, its stones
-    (games of the other kinds must start from their initial position; the
-    arena starts there and passes every opening move to observe).
+    in turn (ValueError for counts that moves in turn cannot leave; games of
+    the other kinds must start from their initial position; the arena starts
+    there and passes every opening move to observe).
     An engine that resigns raises :class:`EngineResignedError`; one that
     dies, times out, fails a command or answers an illegal move raises
     :class:`EngineError`.
@@ -595,7 +596,9 @@ class GTPEnginePlayer:
 
 
 def _setup_moves(state: State) -> list[int]:
-    """Moves that rebuild a Gomoku position (stones alternate; their order does not matter)."""
+    """Moves that rebuild a Gomoku position, its stones in turn (see
+    :func:`~mctslab.games.gomoku.moves_in_turn`, which refuses counts that moves in turn
+    cannot leave)."""
     if not isinstance(state, GomokuState):
         raise ValueError(
             f"A GTP engine can be given a {state.spec.name} game only from its initial position "
@@ -605,6 +608,4 @@ def _setup_moves(state: State) -> list[int]:
     width = state.width
     black = [int(row * width + column) for row, column in zip(*(grid == 1).nonzero(), strict=True)]
     white = [int(row * width + column) for row, column in zip(*(grid == 2).nonzero(), strict=True)]
-    moves = [move for pair in zip(black, white, strict=False) for move in pair]
-    moves.extend(black[len(white) :] + white[len(black) :])
-    return moves
+    return moves_in_turn(black, white)
