@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from mctslab import make
 from mctslab.cli import _options as opt
+from mctslab.cli import _protocol
 from mctslab.cli._app import app
 from mctslab.cli._protocol import thinker as protocol_thinker
+from mctslab.core.engine import Engine
+from mctslab.players.mcts import new_engine as real_new_engine
 from mctslab.records import load_record
 
 runner = CliRunner()
@@ -207,3 +211,18 @@ def test_a_protocol_engine_starts_its_workers_before_the_first_command() -> None
         assert result.simulations > 0 and thinker.engine._pool is pool  # type: ignore[attr-defined]
     finally:
         thinker.close()
+
+
+def test_a_protocol_command_takes_stdout_before_its_engine_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Starting the engine prints (numba's cache messages, its worker processes): before,
+    # stdout became the protocol's only once the engine had started, after that output.
+    def new_engine(*args: Any, **kwargs: Any) -> Engine:
+        print("printed while the engine starts")
+        return real_new_engine(*args, **kwargs)
+
+    monkeypatch.setattr(_protocol, "new_engine", new_engine)
+    result = runner.invoke(app, ["brain", "--engine", "python"], input="START 7\n")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "OK\n" and "printed while the engine starts" in result.stderr

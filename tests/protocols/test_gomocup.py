@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+import time
+from typing import Any
 
 import pytest
 
-from mctslab.games import make
+from mctslab import Budget, SearchResult
+from mctslab.games import State, make
 from mctslab.games.gomoku import GomokuState
 from mctslab.protocols import EngineError, EngineTimeoutError, GomocupBrain, GomocupEnginePlayer
 from mctslab.protocols._serve import MIN_SECONDS, SAFETY_FRACTION, SAFETY_SECONDS, Thinker
@@ -204,6 +207,31 @@ def test_end_finishes_without_a_word() -> None:
     assert brain.finished
 
 
+class _EndArrivesMidSearch(RecordingEngine):
+    """A search during which the manager sends END (as the brain's stdin reader hears it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.brain: GomocupBrain | None = None
+
+    def search(self, state: State, budget: Budget | None = None, **kwargs: Any) -> SearchResult:
+        assert self.brain is not None
+        self.brain.hear("END\r\n")
+        return super().search(state, budget, **kwargs)
+
+
+def test_nothing_is_written_once_end_has_arrived() -> None:
+    # "The brain should not write anything to output after the END command" (the spec).
+    # Before, the move of the search END stopped was still sent, and the commands END
+    # overtook were answered.
+    engine = _EndArrivesMidSearch()
+    brain = engine.brain = GomocupBrain(Thinker(engine))
+    assert talk(brain, "START 9", "INFO rule 4") == ["OK"]
+    assert talk(brain, "BEGIN") == []  # nor the MESSAGE held for its reply
+    assert brain.finished and len(engine.budgets) == 1
+    assert talk(brain, "ABOUT", "TURN 1,1") == []  # sent before END, handled after it
+
+
 def test_time_and_memory_limits_shape_the_search_budget() -> None:
     engine = RecordingEngine()
     brain = GomocupBrain(Thinker(engine))
@@ -227,10 +255,52 @@ def test_time_and_memory_limits_shape_the_search_budget() -> None:
     # timeout_turn 0 means as fast as possible.
     talk(brain, "INFO timeout_turn 0", "INFO time_left 2147483647", "RESTART", "BEGIN")
     assert engine.budgets[-1].seconds == MIN_SECONDS
-    # Too little memory for a tree: searched with the minimum, and said so.
-    replies = talk(brain, "INFO max_memory 100000000", "RESTART")
-    assert replies[0].startswith("MESSAGE max_memory 95 MB leaves under") and replies[1] == "OK"
-    assert brain.thinker.memory_mb == MIN_TREE_MB
+    # Too little memory for a tree: the moves are refused, as the spec says ("the memory
+    # limit is too small"); before, the brain played on in the minimum tree and went over.
+    too_small = (
+        f"ERROR max_memory 95 MB is too small: the brain needs about {PROCESS_MB + 2 * MIN_TREE_MB}"
+        f" MB (a process of about {PROCESS_MB} MB, and room for twice a search tree of at "
+        f"least {MIN_TREE_MB} MB)"
+    )
+    replies = talk(brain, "INFO max_memory 100000000", "RESTART", "BEGIN", "TURN 1,1")
+    assert replies == ["OK", too_small, too_small]
+    assert brain._state is not None and not brain._state.board().any()  # TURN left no stone
+    assert MOVE.match(talk(brain, "INFO max_memory 0", "TURN 1,1")[0])
+
+
+def test_max_memory_counts_the_main_process_of_workers() -> None:
+    # With workers the main process holds the engine too: before, the tree was given what
+    # the workers alone left, and the brain's processes went over max_memory.
+    engine = RecordingEngine()
+    engine.workers = 2  # type: ignore[attr-defined]
+    brain = GomocupBrain(Thinker(engine))
+    talk(brain, "INFO max_memory 1073741824", "START 9", "BEGIN")
+    assert engine.budgets[-1].memory_mb == pytest.approx((1024 - 3 * PROCESS_MB) / 2)
+    assert talk(brain, "INFO max_memory 367001600", "TURN 0,0") == [
+        "ERROR max_memory 350 MB is too small: the brain needs about "
+        f"{3 * PROCESS_MB + 2 * MIN_TREE_MB} MB (3 processes of about {PROCESS_MB} MB, and "
+        f"room for twice a search tree of at least {MIN_TREE_MB} MB)"
+    ]
+
+
+def test_a_moves_time_counts_from_when_its_command_arrived() -> None:
+    # The manager's clock runs from when it sent the command: before, a move searched its
+    # whole time however long its command had waited (behind a brain still starting up).
+    engine = RecordingEngine()
+    brain = GomocupBrain(Thinker(engine))
+    talk(brain, "START 9", "INFO timeout_turn 2000")
+    whole = 2.0 * (1 - SAFETY_FRACTION) - SAFETY_SECONDS
+    for command, waited in (("BEGIN", 1.0), ("TURN 0,0", 5.0)):
+        assert MOVE.match(brain.handle(command, time.monotonic() - waited)[0])
+    first, second = (budget.seconds for budget in engine.budgets)
+    assert first is not None and whole - 1.5 < first <= whole - 1.0
+    assert second == MIN_SECONDS  # its time was up already: as fast as it can
+    # A BOARD's time counts from its DONE.
+    talk(brain, "RESTART")
+    for line, waited in (("BOARD", 9.0), ("1,1,2", 9.0), ("DONE", 1.0)):
+        brain.handle(line, time.monotonic() - waited)
+    third = engine.budgets[-1].seconds
+    assert third is not None and whole - 1.5 < third <= whole - 1.0
 
 
 # -- the client against scripted brains -----------------------------------------------
@@ -247,6 +317,35 @@ def test_client_skips_messages_and_follows_suggest() -> None:
         player.start(state)
         assert player.name == "gomocup:scripted"
         assert player.choose(state) == 2 * 7 + 2
+    finally:
+        player.close()
+
+
+def test_client_sends_board_to_the_brain_started_afresh_for_want_of_restart() -> None:
+    # A brain that answers RESTART with UNKNOWN is started again, as the spec says. Before,
+    # the BOARD that followed went to the brain just ended, and the move failed.
+    brain = scripted(
+        ("START", ["OK"]),
+        ("ABOUT", ['name="$PID"']),
+        ("RESTART", ["UNKNOWN"]),
+        ("INFO time_left (.*)", [r"MESSAGE time_left \1"]),
+        ("BEGIN", ["3,3"]),
+        ("DONE", ["4,4"]),
+    )
+    player = GomocupEnginePlayer(brain, timeout_match_ms=60000, startup_seconds=10)
+    try:
+        state = make("gomoku", size=7)
+        player.start(state.clone())
+        assert player.choose(state.clone()) == 3 * 7 + 3
+        first = player.name
+        for move in (0, 1):  # not the brain's move: the game went another way
+            state.play(move)
+            player.observe(move)
+        assert player.choose(state.clone()) == 4 * 7 + 4
+        assert player.name != first  # a new brain
+        # It was told the time left too.
+        assert player._process is not None
+        assert any(line.startswith("< MESSAGE time_left") for line in player._process._talk)
     finally:
         player.close()
 
@@ -276,7 +375,7 @@ def test_client_hears_every_line_ending_the_spec_allows(newline: str) -> None:
             EngineError,
             "closed its output while we waited for its answer to START 7 (it exited with status 3)",
         ),
-        ([], EngineTimeoutError, "did not answer START 7 within"),
+        ([], EngineTimeoutError, "did not answer START 7 within 0.5 s."),
     ],
 )
 def test_client_reports_broken_brains(
@@ -286,6 +385,22 @@ def test_client_reports_broken_brains(
     with pytest.raises(error, match=re.escape(message)):
         player.start(make("gomoku", size=7))
     player.close()
+
+
+def test_client_names_the_time_limit_a_brain_overran() -> None:
+    # Before, a timeout named what was left of the limit at the last line read (here a
+    # MESSAGE 0.3 s into the 0.6 s): "within 0.3 s", or "-0.0 s" for a line just in time.
+    rules = [("START", ["OK"]), ("ABOUT", ["?"]), ("BEGIN", ["SLEEP 0.3", "MESSAGE hm", "SLEEP 9"])]
+    player = GomocupEnginePlayer(scripted(*rules), timeout_turn_ms=0, grace_seconds=0.6)
+    try:
+        state = make("gomoku", size=7)
+        player.start(state)
+        with pytest.raises(
+            EngineTimeoutError, match=re.escape("did not answer BEGIN within 0.6 s.")
+        ):
+            player.choose(state)
+    finally:
+        player.close()
 
 
 def test_client_rejects_illegal_or_garbled_moves() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from mctslab import Budget, SearchResult
 from mctslab.games import IllegalMoveError, InvalidMoveError, State, make
+from mctslab.games.gomoku import CELLS, GomokuState
 from mctslab.games.othello import PASS
 from mctslab.protocols import EngineError, EngineResignedError, GTPEngine, GTPEnginePlayer, Thinker
 from mctslab.protocols._serve import SAFETY_FRACTION, SAFETY_SECONDS, allot, moves_to_go
@@ -299,6 +300,22 @@ def test_the_clock_is_kept_between_time_left_reports() -> None:
     assert alone.budgets[-1].seconds == allot(remaining=3.0, moves_left=moves_to_go(9))
 
 
+def test_a_moves_time_counts_from_when_genmove_arrived() -> None:
+    # As the controller's clock does: before, a genmove that had waited (behind an engine
+    # still starting up) searched its whole share, and the engine's clock lost the wait.
+    engine = RecordingEngine()
+    gtp = GTPEngine(Thinker(engine), "tictactoe", {})
+    talk(gtp, "time_settings 10 0 0")
+    share = allot(remaining=10.0, moves_left=moves_to_go(9))
+    assert gtp.handle("genmove b", time.monotonic() - 1.0)[0].startswith("= ")
+    seconds = engine.budgets[-1].seconds
+    assert seconds is not None and share - 1.5 < seconds <= share - 1.0
+    # The wait is spent from the clock too: what the next move of black's shares is less.
+    talk(gtp, "genmove w", "genmove b")
+    assert engine.budgets[-1].seconds is not None
+    assert engine.budgets[-1].seconds <= allot(remaining=9.0, moves_left=moves_to_go(7))
+
+
 # -- the client against scripted engines ------------------------------------------------
 def test_client_follows_ids_and_multiline_responses() -> None:
     engine = scripted(
@@ -372,5 +389,22 @@ def test_client_replays_a_gomoku_position_and_refuses_othello_ones() -> None:
         moved.play("a1")
         with pytest.raises(EngineError, match="failed 'play b A1': not a stone of the position"):
             player.start(moved)
+    finally:
+        player.close()
+
+
+def test_client_refuses_stones_that_moves_in_turn_cannot_leave() -> None:
+    # A position made from its array may hold any stones. Before, the stones were put in
+    # turn whatever their counts, and a third black stone was played as White's.
+    state = make("gomoku", size=9)
+    for move in ("e5", "d4", "e4"):
+        state.play(move)
+    data = state.data.copy()
+    row, column = divmod(state.parse_move("a1"), state.width)
+    data[CELLS + (row + 1) * (state.width + 1) + column + 1] = 1  # one more black stone
+    player = GTPEnginePlayer(scripted(("(\\d+) .*", [r"=\1", ""])), startup_seconds=10)
+    try:
+        with pytest.raises(ValueError, match="3 black and 1 white stones cannot come from moves"):
+            player.start(GomokuState(state.spec, data))
     finally:
         player.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mctslab.cli import _options as opt
 from mctslab.cli import _protocol
 from mctslab.games import make
-from mctslab.protocols import GomocupBrain, serve_stdio
+from mctslab.protocols import GomocupBrain
 
 
 def brain(
@@ -20,8 +20,4 @@ def brain(
 
     Freestyle five in a row on boards 5-19; time and memory follow the manager's INFO.
     """
-    thinker = _protocol.thinker(engine, seed, c, iterations, seconds, workers, make("gomoku"))
-    try:
-        serve_stdio(GomocupBrain(thinker))
-    finally:
-        thinker.close()
+    _protocol.serve(GomocupBrain, engine, seed, c, iterations, seconds, workers, make("gomoku"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mctslab.cli import _options as opt
 from mctslab.cli import _protocol
-from mctslab.protocols import GTPEngine, serve_stdio
+from mctslab.protocols import GTPEngine
 from mctslab.protocols.gtp import GAMES, check_playable
 
 
@@ -31,8 +31,14 @@ def gtp(
         check_playable(start)
     except ValueError as error:
         opt.fail(str(error))
-    thinker = _protocol.thinker(engine, seed, c, iterations, seconds, workers, start)
-    try:
-        serve_stdio(GTPEngine(thinker, game, dict(start.spec.params)))
-    finally:
-        thinker.close()
+    params = dict(start.spec.params)
+    _protocol.serve(
+        lambda thinker: GTPEngine(thinker, game, params),
+        engine,
+        seed,
+        c,
+        iterations,
+        seconds,
+        workers,
+        start,
+    )

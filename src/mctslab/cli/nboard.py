@@ -5,7 +5,7 @@ from __future__ import annotations
 from mctslab.cli import _options as opt
 from mctslab.cli import _protocol
 from mctslab.games import make
-from mctslab.protocols import NBoardEngine, serve_stdio
+from mctslab.protocols import NBoardEngine
 
 
 def nboard(
@@ -20,8 +20,4 @@ def nboard(
 
     NBoard's "set depth d" searches 1000*d^2 simulations a move, capped by --seconds.
     """
-    thinker = _protocol.thinker(engine, seed, c, iterations, seconds, workers, make("othello"))
-    try:
-        serve_stdio(NBoardEngine(thinker))
-    finally:
-        thinker.close()
+    _protocol.serve(NBoardEngine, engine, seed, c, iterations, seconds, workers, make("othello"))

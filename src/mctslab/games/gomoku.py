@@ -13,6 +13,8 @@ the one it plays by swapping in the last.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numba import njit
 
@@ -645,6 +647,23 @@ class GomokuState(State):
             columns=columns,
             width=width,
         )
+
+
+def moves_in_turn(black: Sequence[int], white: Sequence[int]) -> list[int]:
+    """Moves that put ``black``'s and ``white``'s stones on an empty board in turn, Black's
+    first (the order of a colour's stones does not change the position they make).
+
+    Raises ValueError unless Black has as many stones as White or one more, as moves made
+    in turn leave them: another count would have a stone played in the other colour.
+    """
+    if not 0 <= len(black) - len(white) <= 1:
+        raise ValueError(
+            f"{len(black)} black and {len(white)} white stones cannot come from moves made in "
+            "turn: Black, who moves first, has as many stones as White or one more"
+        )
+    moves = [move for pair in zip(black, white, strict=False) for move in pair]
+    moves.extend(black[len(white) :])
+    return moves
 
 
 def make(

@@ -19,6 +19,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -52,6 +53,23 @@ class EngineResignedError(EngineError):
     def __init__(self, message: str, player: int) -> None:
         super().__init__(message)
         self.player = player
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """When an answer is due: ``seconds`` (the limit, which a timeout names) from when it
+    was set; :meth:`after` sets one from now."""
+
+    seconds: float
+    at: float
+
+    @classmethod
+    def after(cls, seconds: float) -> Deadline:
+        return cls(seconds, time.monotonic() + seconds)
+
+    def left(self) -> float:
+        """Seconds still to wait, 0 once it has passed."""
+        return max(0.0, self.at - time.monotonic())
 
 
 def command_args(command: str | Sequence[str], owner: str) -> list[str]:
@@ -147,16 +165,16 @@ class EngineProcess:
         except (BrokenPipeError, OSError, ValueError):
             raise self.failure(f"could not be sent {line!r}") from None
 
-    def receive(self, timeout: float, command: str) -> str:
+    def receive(self, deadline: Deadline, command: str) -> str:
         """The engine's next line (line ending removed), part of its answer to ``command``
-        (e.g. "TURN 2,1", which error messages name); after ``timeout`` seconds the engine
-        is killed and EngineTimeoutError raised."""
+        (e.g. "TURN 2,1", which error messages name); once ``deadline`` has passed the
+        engine is killed and EngineTimeoutError raised."""
         try:
-            line = self._lines.get(timeout=max(0.0, timeout))
+            line = self._lines.get(timeout=deadline.left())
         except queue.Empty:
             raise self._given_up(
                 EngineTimeoutError(
-                    f"The {self.label} did not answer {command} within {timeout:.1f} s."
+                    f"The {self.label} did not answer {command} within {deadline.seconds:g} s."
                     + self._context()
                 )
             ) from None

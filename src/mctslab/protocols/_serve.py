@@ -9,17 +9,15 @@ numba or a worker process, is sent to stderr instead.
 
 from __future__ import annotations
 
-import io
-import os
-import queue
 import re
 import sys
 import threading
+import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from typing import Protocol, TextIO
+from collections.abc import Callable, Iterable
+from typing import Protocol
 
+from mctslab._stdio import protocol_stdio
 from mctslab.core.config import Budget
 from mctslab.core.engine import Engine
 from mctslab.core.result import SearchResult
@@ -60,86 +58,42 @@ def log_to_stderr(message: str) -> None:
 class LineServer(Protocol):
     """A protocol server core: each input line in, the reply lines out.
 
-    The replies may be produced lazily (NBoard yields its "thinking" status
-    before searching), so a caller iterates them as they come.
+    ``arrived`` is the ``time.monotonic()`` when the line arrived (None: now); a server
+    with a clock counts a move's time from when its command arrived, as its controller
+    does. The replies may be produced lazily (NBoard yields its "thinking" status before
+    searching), so a caller iterates them as they come.
     """
 
     finished: bool
 
-    def handle(self, line: str) -> Iterable[str]: ...
+    def handle(self, line: str, arrived: float | None = None) -> Iterable[str]: ...
 
 
-def serve(server: LineServer, lines: Iterable[str], write: Callable[[str], None]) -> None:
-    """Feed ``lines`` to ``server`` and ``write`` every reply line, until it has finished."""
-    for line in lines:
-        for reply in server.handle(line):
+def serve(
+    server: LineServer,
+    lines: Iterable[str] | Iterable[tuple[str, float]],
+    write: Callable[[str], None],
+) -> None:
+    """Feed ``lines`` (each alone or with the ``time.monotonic()`` it arrived at) to
+    ``server`` and ``write`` every reply line, until it has finished."""
+    for item in lines:
+        line, arrived = (item, None) if isinstance(item, str) else item
+        for reply in server.handle(line, arrived):
             write(reply)
         if server.finished:
             return
 
 
 def serve_stdio(server: LineServer) -> None:
-    """Run ``server`` on stdin/stdout, one flushed line at a time; stray output goes to stderr."""
-    with protocol_stdout() as out:
-
-        def write(line: str) -> None:
-            out.write(line + "\n")
-            out.flush()
-
-        serve(server, _lines_heard(server), write)
-
-
-def _lines_heard(server: LineServer) -> Iterator[str]:
-    """stdin's lines. A server with a ``hear(line)`` method is shown each line the moment
-    it arrives, by a thread that reads ahead: NBoard's ``ping`` must stop a search under
-    way, while lines are otherwise handled one after the other."""
-    hear: Callable[[str], None] | None = getattr(server, "hear", None)
-    if hear is None:
-        yield from sys.stdin
-        return
-    lines: queue.Queue[str | None] = queue.Queue()
-
-    def read_ahead() -> None:
-        for line in sys.stdin:
-            hear(line)
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=read_ahead, name="mctslab-stdin", daemon=True).start()
-    while (line := lines.get()) is not None:
-        yield line
-
-
-@contextmanager
-def protocol_stdout() -> Iterator[TextIO]:
-    """A stream on the real stdout for protocol lines, with everything else sent to stderr.
-
-    At the file-descriptor level when stdout has one (so child processes and
-    C code are caught too), else by swapping ``sys.stdout`` (as under a test
-    runner's captured streams).
-    """
-    stdout = sys.stdout
-    stdout.flush()
-    try:
-        fd = stdout.fileno()
-        sys.stderr.fileno()
-    except (AttributeError, OSError, io.UnsupportedOperation):
-        sys.stdout = sys.stderr
-        try:
-            yield stdout
-        finally:
-            sys.stdout = stdout
-        return
-    saved = os.dup(fd)
-    os.dup2(sys.stderr.fileno(), fd)
-    out = os.fdopen(os.dup(saved), "w", encoding="utf-8", newline="\n")
-    try:
-        yield out
-    finally:
-        out.close()
-        stdout.flush()  # stray output still buffered belongs to stderr too
-        os.dup2(saved, fd)
-        os.close(saved)
+    """Run ``server`` on stdin/stdout, one flushed line at a time; stray output goes to stderr
+    (see :func:`mctslab._stdio.protocol_stdio`). A server with a ``hear(line)`` method is
+    shown each line the moment it arrives: NBoard's ``ping`` and Gomocup's ``END`` must stop a
+    search under way, while lines are otherwise handled one after the other."""
+    with protocol_stdio() as stdio:
+        hear: Callable[[str], None] | None = getattr(server, "hear", None)
+        if hear is not None:
+            stdio.lines.listen(hear)
+        serve(server, stdio.lines, stdio.write)
 
 
 def failure_message(error: Exception, log: Log) -> str:
@@ -238,8 +192,14 @@ class Thinker:
         allotted: float | None = None,
         iterations: int | None = None,
         *,
+        arrived: float | None = None,
         stop: threading.Event | None = None,
     ) -> SearchResult:
+        """Search ``state`` for the clock's ``allotted`` seconds (see :meth:`budget`), counted
+        from ``arrived`` when given: the ``time.monotonic()`` when the command arrived, from
+        which the controller counts (at least :data:`MIN_SECONDS` are searched)."""
+        if allotted is not None and arrived is not None:
+            allotted = max(MIN_SECONDS, allotted - (time.monotonic() - arrived))
         return self.engine.search(state, self.budget(allotted, iterations), stop=stop)
 
     def advance(self, move: int) -> None:

@@ -14,7 +14,11 @@ https://plastovicka.github.io/protocl2en.htm (the Piskvork manager's
   the lines may come in any order;
 - ``INFO`` is never answered (the manager does not read then): a problem with
   one, such as an unsupported ``rule``, is reported as a ``MESSAGE`` line just
-  before the reply to the next other command, as the spec asks;
+  before the reply to the next other command, as the spec asks; a limit the
+  brain cannot keep to (too small a ``max_memory``, the spec's example) makes
+  it answer the commands that ask for a move with ``ERROR``, which is for a
+  known command the brain "is not able to cope with. For example the memory
+  limit is too small" (the spec);
 - time: ``timeout_turn`` (ms, 0 = as fast as possible), ``timeout_match``
   (ms, 0 = none), ``time_left`` (ms before each move, 2147483647 = unlimited),
   ``max_memory`` (bytes, 0 = none).
@@ -22,9 +26,11 @@ https://plastovicka.github.io/protocl2en.htm (the Piskvork manager's
 The brain plays freestyle Gomoku (five or more in a row wins) on boards from
 5x5 to 19x19; each move searches
 ``min(timeout_turn, time_left / moves-to-go)`` less a safety margin (see
-:func:`mctslab.protocols._serve.allot`), and half of ``max_memory`` less
+:func:`mctslab.protocols._serve.allot`), counted from when its command
+arrived (the manager's clock runs from then), and half of ``max_memory`` less
 what the processes themselves need bounds the tree (the other half leaves
-room for the copy a search makes of the tree it keeps from the last move).
+room for the copy a search makes of the tree it keeps from the last move);
+a ``max_memory`` that leaves less than :data:`MIN_TREE_MB` is refused.
 """
 
 from __future__ import annotations
@@ -36,9 +42,10 @@ from collections.abc import Callable, Sequence
 
 from mctslab import __version__
 from mctslab.games import State, make
-from mctslab.games.gomoku import GomokuState
+from mctslab.games.gomoku import GomokuState, moves_in_turn
 from mctslab.protocols._process import (
     MOVE_GRACE,
+    Deadline,
     EngineError,
     EngineProcess,
     command_args,
@@ -60,9 +67,10 @@ AUTHOR = "mctslab contributors"
 #: ``INFO time_left`` of an unlimited match.
 UNLIMITED_MS = 2147483647
 #: Memory a brain process needs besides its tree (Python, NumPy, numba and the
-#: compiled code: about 160 MiB resident measured with the compiled engine).
+#: compiled code: about 160 MiB resident measured with the compiled engine, 186 MiB
+#: for the main process of a search in workers, whose resource tracker takes 12 MiB).
 PROCESS_MB = 192
-#: The least tree a search is given, whatever ``max_memory`` says.
+#: The least tree the brain plays with: a ``max_memory`` that leaves less is refused.
 MIN_TREE_MB = 16
 #: Gomocup is five in a row.
 FIVE = 5
@@ -92,8 +100,13 @@ class GomocupBrain:
         self._held: list[str] = []
         self._turn_seconds: float | None = None
         self._time_left: float | None = None
+        #: Why the brain cannot move within ``INFO max_memory``; None when it can.
+        self._memory_error: str | None = None
         #: Set when END arrives: a search under way stops there.
         self._end_heard = threading.Event()
+        #: When the line being handled arrived (None: as it is handled); a move's time
+        #: counts from then, as the manager's does.
+        self._arrived: float | None = None
         self._commands: dict[str, Callable[[str], list[str]]] = {
             "START": self._start,
             "RECTSTART": self._rectstart,
@@ -108,15 +121,24 @@ class GomocupBrain:
     def hear(self, line: str) -> None:
         """See a line as it arrives, before the lines ahead of it are handled: ``END``
         stops the search under way, as the brain "must terminate as soon as possible" (the
-        spec). Its move so far is still sent: a manager has stopped reading, and a script
-        that sent its commands at once still gets the reply to each."""
+        spec), and the commands still unanswered go without an answer (see :meth:`handle`)."""
         if line.strip().upper() == "END":
             self._end_heard.set()
 
-    def handle(self, line: str) -> list[str]:
+    def handle(self, line: str, arrived: float | None = None) -> list[str]:
+        replies = [] if self._end_heard.is_set() else self._answer(line, arrived)
+        if self._end_heard.is_set():
+            # "The brain should not write anything to output after the END command" (the
+            # spec): nor the reply of a command END interrupted or overtook.
+            self.finished = True
+            return []
+        return replies
+
+    def _answer(self, line: str, arrived: float | None) -> list[str]:
         text = line.strip()
         if not text:
             return []
+        self._arrived = arrived
         if self._block is not None:
             block, lines = self._block
             if text.upper() != "DONE":
@@ -164,7 +186,7 @@ class GomocupBrain:
         return self._new_board(state.width, state.height)
 
     def _begin(self, _: str) -> list[str]:
-        state = self._require_board()
+        state = self._board_to_move_on()
         if not state.is_terminal() and state.board().any():  # a finished game says so instead
             raise ValueError(
                 "BEGIN opens the game on an empty board; this board has stones "
@@ -173,12 +195,12 @@ class GomocupBrain:
         return self._think()
 
     def _turn(self, argument: str) -> list[str]:
-        state = self._require_board()
+        state = self._board_to_move_on()
         self._play(self._move_at(state, *_pair(argument, "TURN takes x,y")))
         return self._think()
 
     def _board(self, lines: list[str]) -> list[str]:
-        state = self._require_board()
+        state = self._board_to_move_on()
         own: list[int] = []
         opponent: list[int] = []
         for line in lines:
@@ -194,16 +216,15 @@ class GomocupBrain:
             if move in own or move in opponent:
                 raise ValueError(f"BOARD lists {x},{y} twice")
             (own if field == 1 else opponent).append(move)
-        if len(own) == len(opponent):
-            order = [move for pair in zip(own, opponent, strict=True) for move in pair]
-        elif len(opponent) == len(own) + 1:
-            order = [move for pair in zip(opponent, own, strict=False) for move in pair]
-            order.append(opponent[-1])
-        else:
+        # The brain is to move: Black if it has as many stones as the opponent.
+        black, white = (own, opponent) if len(own) == len(opponent) else (opponent, own)
+        try:
+            order = moves_in_turn(black, white)
+        except ValueError:
             raise ValueError(
                 f"BOARD has {len(own)} own and {len(opponent)} opponent stones; with the brain to "
                 "move it has as many own stones as the opponent's, or one fewer"
-            )
+            ) from None
         self._state = _empty_board(state.width, state.height)
         self._moves = []
         self.thinker.reset()
@@ -227,7 +248,7 @@ class GomocupBrain:
         return ["OK"]
 
     def _end(self, _: str) -> list[str]:
-        self.finished = True
+        self._end_heard.set()  # as hear() does, for a caller of handle() alone
         return []
 
     def _info(self, argument: str) -> None:
@@ -251,21 +272,26 @@ class GomocupBrain:
         # timeout_match: the spec lets a brain rely on time_left alone.
 
     def _set_memory(self, limit: int) -> None:
+        self._memory_error = None
         if limit <= 0:
             self.thinker.memory_mb = None
             return
         # Half of what the processes leave: the brain keeps its tree from move to move, and
         # the compiled engine's next search copies the subtree it keeps while the old tree
         # still exists, so two trees of the budget can be held at once; max_memory is a
-        # limit the tournament enforces.
-        tree_mb = (limit / 2**20 - PROCESS_MB * self.thinker.workers) / 2
+        # limit the tournament enforces, on all the brain's processes together.
+        workers = self.thinker.workers
+        processes = workers + 1 if workers > 1 else 1  # with workers, the main one as well
+        tree_mb = (limit / 2**20 - PROCESS_MB * processes) / 2
         if tree_mb < MIN_TREE_MB:
-            self._held.append(
-                f"MESSAGE max_memory {limit / 2**20:.0f} MB leaves under {MIN_TREE_MB} MB for the "
-                f"search tree (the process needs about {PROCESS_MB} MB, and half the rest is "
-                f"room to copy the last move's tree); using {MIN_TREE_MB} MB"
+            held = f"{processes} processes of" if processes > 1 else "a process of"
+            self._memory_error = (
+                f"max_memory {limit / 2**20:.0f} MB is too small: the brain needs about "
+                f"{PROCESS_MB * processes + 2 * MIN_TREE_MB} MB ({held} about {PROCESS_MB} MB, "
+                f"and room for twice a search tree of at least {MIN_TREE_MB} MB)"
             )
-        self.thinker.memory_mb = max(MIN_TREE_MB, tree_mb)
+            return
+        self.thinker.memory_mb = tree_mb
 
     def _set_rule(self, rule: int) -> None:
         unsupported = [name for bit, name in _RULES.items() if rule & bit] if rule >= 0 else []
@@ -290,6 +316,14 @@ class GomocupBrain:
         if self._state is None:
             raise ValueError("no board yet: send START first")
         return self._state
+
+    def _board_to_move_on(self) -> GomokuState:
+        """The board of a command that asks for a move (BEGIN, TURN, BOARD), which is refused
+        while ``INFO max_memory`` is too small, before the board changes: the manager may
+        raise the limit and send the command again."""
+        if self._memory_error is not None:
+            raise ValueError(self._memory_error)
+        return self._require_board()
 
     def _move_at(self, state: GomokuState, x: int, y: int, *, empty_board: bool = False) -> int:
         """The move id of ``x,y``, which must be on the board (and free unless ``empty_board``)."""
@@ -317,7 +351,7 @@ class GomocupBrain:
             remaining=self._time_left,
             moves_left=moves_to_go(len(state.legal_moves())),
         )
-        result = self.thinker.search(state, allotted, stop=self._end_heard)
+        result = self.thinker.search(state, allotted, arrived=self._arrived, stop=self._end_heard)
         self._play(result.best_move)
         return [state.move_to_gomocup(result.best_move)]
 
@@ -384,25 +418,27 @@ class GomocupEnginePlayer:
         self._synced = 0 if not state.board().any() else None
 
     def choose(self, state: State) -> int:
-        process = self._require_process()
+        self._require_process()
         if not isinstance(state, GomokuState):
             raise ValueError(f"A Gomocup brain plays gomoku; got {state.spec.name}.")
+        new = None if self._synced is None else len(self._moves) - self._synced
+        if new == 0 and not self._moves and not state.board().any():
+            waiting_for = "BEGIN"
+        elif new == 1:
+            waiting_for = f"TURN {state.move_to_gomocup(self._moves[-1])}"
+        else:
+            waiting_for = "BOARD"
+            if self._open:
+                self._restart()  # which starts a brain without RESTART afresh
+        process = self._require_process()
         if self.timeout_match_ms > 0:
             left = self.timeout_match_ms - int(self._used_seconds * 1000)
             process.send(f"INFO time_left {left}", "\r\n")
-        new = None if self._synced is None else len(self._moves) - self._synced
         began = time.perf_counter()
-        if new == 0 and not self._moves and not state.board().any():
-            waiting_for = "BEGIN"
-            process.send("BEGIN", "\r\n")
-        elif new == 1:
-            waiting_for = f"TURN {state.move_to_gomocup(self._moves[-1])}"
-            process.send(waiting_for, "\r\n")
-        else:
-            if self._open:
-                self._restart()
-            waiting_for = "BOARD"
+        if waiting_for == "BOARD":
             self._send_board(process, state)
+        else:
+            process.send(waiting_for, "\r\n")
         self._open = True
         move = self._read_move(process, state, waiting_for)
         self._used_seconds += time.perf_counter() - began
@@ -475,9 +511,9 @@ class GomocupEnginePlayer:
 
     def _answer(self, process: EngineProcess, command: str, timeout: float) -> str:
         """The next line that is not a MESSAGE or DEBUG; ERROR ends the game with an error."""
-        deadline = time.monotonic() + timeout
+        deadline = Deadline.after(timeout)
         while True:
-            line = process.receive(deadline - time.monotonic(), command).strip()
+            line = process.receive(deadline, command).strip()
             keyword = line.split(" ", 1)[0].upper()
             if not line or keyword in ("MESSAGE", "DEBUG"):
                 continue

@@ -47,10 +47,11 @@ from mctslab import __version__
 from mctslab.games import IllegalMoveError, InvalidMoveError, State, make
 from mctslab.games._base import first_line
 from mctslab.games.connect4 import Connect4State
-from mctslab.games.gomoku import GomokuState
+from mctslab.games.gomoku import GomokuState, moves_in_turn
 from mctslab.games.othello import PASS
 from mctslab.protocols._process import (
     MOVE_GRACE,
+    Deadline,
     EngineError,
     EngineProcess,
     EngineResignedError,
@@ -209,6 +210,9 @@ class GTPEngine:
         #: (main time, byo-yomi time, byo-yomi stones) in seconds; None: no limits.
         self._clock: tuple[float, float, int] | None = None
         self._left: dict[int, tuple[float, int]] = {}
+        #: When the line being handled arrived (None: as it is handled); a move's time
+        #: counts from then, as the controller's does.
+        self._arrived: float | None = None
         self._commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda _: PROTOCOL_VERSION,
             "name": lambda _: NAME,
@@ -239,10 +243,11 @@ class GTPEngine:
             text = str(board)
         return "\n" + text
 
-    def handle(self, line: str) -> list[str]:
+    def handle(self, line: str, arrived: float | None = None) -> list[str]:
         text = _CONTROL.sub("", line).replace("\t", " ").split("#", 1)[0].strip()
         if not text:
             return []
+        self._arrived = arrived
         words = text.split()
         ident = words.pop(0) if _NUMBER.match(words[0]) else ""
         if not words:
@@ -318,8 +323,8 @@ class GTPEngine:
             raise _Failure("syntax error: genmove takes a colour")
         player = _color(args[0])
         state, turn = self._ready_for(player, "cannot move")
-        began = time.monotonic()
-        result = self.thinker.search(state, self._allotted(player))
+        began = time.monotonic() if self._arrived is None else self._arrived
+        result = self.thinker.search(state, self._allotted(player), arrived=self._arrived)
         self._spend(player, time.monotonic() - began)
         vertex = to_vertex(state, result.best_move)  # before the move: Connect Four's row
         self._commit([*turn, result.best_move])
@@ -464,8 +469,9 @@ class GTPEnginePlayer:
 
     The game comes from :meth:`start`: ``boardsize`` and ``clear_board`` are
     sent, then, for a Gomoku position reached by unknown moves, its stones
-    (games of the other kinds must start from their initial position; the
-    arena starts there and passes every opening move to observe).
+    in turn (ValueError for counts that moves in turn cannot leave; games of
+    the other kinds must start from their initial position; the arena starts
+    there and passes every opening move to observe).
     An engine that resigns raises :class:`EngineResignedError`; one that
     dies, times out, fails a command or answers an illegal move raises
     :class:`EngineError`.
@@ -557,16 +563,16 @@ class GTPEnginePlayer:
         assert process is not None
         ident = next(self._ids)
         process.send(f"{ident} {command}")
-        deadline = time.monotonic() + (self.startup_seconds if timeout is None else timeout)
+        deadline = Deadline.after(self.startup_seconds if timeout is None else timeout)
         line = ""
         while not line:
-            line = process.receive(deadline - time.monotonic(), command).strip()
+            line = process.receive(deadline, command).strip()
         match = re.match(r"^([=?])([0-9]*)\s*(.*)$", line)
         if match is None or match.group(2) != str(ident):
             raise process.protocol_error(line, f"a response ={ident} or ?{ident} to {command!r}")
         lines = [match.group(3)]
         while True:
-            more = process.receive(deadline - time.monotonic(), command)
+            more = process.receive(deadline, command)
             if not more.strip():
                 break
             lines.append(more)
@@ -590,7 +596,9 @@ class GTPEnginePlayer:
 
 
 def _setup_moves(state: State) -> list[int]:
-    """Moves that rebuild a Gomoku position (stones alternate; their order does not matter)."""
+    """Moves that rebuild a Gomoku position, its stones in turn (see
+    :func:`~mctslab.games.gomoku.moves_in_turn`, which refuses counts that moves in turn
+    cannot leave)."""
     if not isinstance(state, GomokuState):
         raise ValueError(
             f"A GTP engine can be given a {state.spec.name} game only from its initial position "
@@ -600,6 +608,4 @@ def _setup_moves(state: State) -> list[int]:
     width = state.width
     black = [int(row * width + column) for row, column in zip(*(grid == 1).nonzero(), strict=True)]
     white = [int(row * width + column) for row, column in zip(*(grid == 2).nonzero(), strict=True)]
-    moves = [move for pair in zip(black, white, strict=False) for move in pair]
-    moves.extend(black[len(white) :] + white[len(black) :])
-    return moves
+    return moves_in_turn(black, white)

@@ -48,14 +48,19 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import count
 
 from mctslab.core.result import SearchResult
 from mctslab.games import State, make
 from mctslab.games.othello import PASS, SIZE, OthelloState, from_discs
-from mctslab.protocols._process import EngineError, EngineProcess, command_args, program_name
+from mctslab.protocols._process import (
+    Deadline,
+    EngineError,
+    EngineProcess,
+    command_args,
+    program_name,
+)
 from mctslab.protocols._serve import (
     Log,
     Thinker,
@@ -75,10 +80,6 @@ MAX_DEPTH = 60
 DISC_SCALE = 64.0
 _PROPERTY = re.compile(r"([A-Za-z]+)\[([^\]]*)\]")
 _SQUARE = re.compile(r"^[a-hA-H][1-8]$")
-#: First words of the lines an NBoard engine may send.
-_ENGINE_LINES = frozenset(
-    {"status", "set", "nodestats", "search", "book", "pong", "learned", "analysis", "==="}
-)
 
 
 def depth_iterations(depth: int) -> int:
@@ -244,7 +245,9 @@ class NBoardEngine:
                 self._pings_waiting += 1
                 self._ping_heard.set()
 
-    def handle(self, line: str) -> Iterator[str]:
+    def handle(self, line: str, arrived: float | None = None) -> Iterator[str]:
+        """The answer to ``line``; when it ``arrived`` does not matter, as NBoard keeps no
+        clock (the depth and ``--seconds`` bound a search)."""
         text = line.strip()
         if not text:
             return
@@ -421,7 +424,7 @@ class NBoardEnginePlayer:
             process.send(f"set game {format_ggf(mirror)}")
         self._sync(self.startup_seconds)
         process.send("go")
-        deadline = time.monotonic() + self.move_seconds
+        deadline = Deadline.after(self.move_seconds)
         while True:
             line = self._next_line(process, deadline, "go")
             if line.startswith("==="):
@@ -451,22 +454,21 @@ class NBoardEnginePlayer:
         process, _ = self._require()
         ping = next(self._pings)
         process.send(f"ping {ping}")
-        deadline = time.monotonic() + timeout
+        deadline = Deadline.after(timeout)
         while self._next_line(process, deadline, f"ping {ping}") != f"pong {ping}":
             pass
 
-    def _next_line(self, process: EngineProcess, deadline: float, command: str) -> str:
-        """The next line, which must be one an NBoard engine may send; picks up its name."""
+    def _next_line(self, process: EngineProcess, deadline: Deadline, command: str) -> str:
+        """The engine's next line that is not empty; picks up its name. The callers pass
+        over the lines they do not wait for, whatever their kind: NBoard ignores the kinds
+        it does not know ("Unknown commands are ignored", ``ParsedEngine`` in
+        https://github.com/weltyc/nboard), and an error quotes them among the last lines."""
         while True:
-            line = process.receive(deadline - time.monotonic(), command).strip()
-            if not line:
-                continue
-            word = line.split(" ", 1)[0]
-            if word not in _ENGINE_LINES and not word.startswith("==="):
-                raise process.protocol_error(line, "an NBoard engine line")
+            line = process.receive(deadline, command).strip()
             if line.startswith("set myname "):
                 self.name = f"nboard:{line[len('set myname ') :].strip()}"
-            return line
+            if line:
+                return line
 
     def _require(self) -> tuple[EngineProcess, OthelloState]:
         if self._process is None or self._state is None:
