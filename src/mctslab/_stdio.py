@@ -17,14 +17,42 @@ from __future__ import annotations
 import io
 import os
 import queue
+import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TextIO
+
+#: The most bytes read from a pipe at once (a read takes what has arrived).
+READ_SIZE = 65536
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+def read_lines(fd: int) -> Iterator[str]:
+    """The lines read from the file descriptor ``fd`` (a pipe, stdin) to its end, decoded as UTF-8,
+    each as soon as its end has arrived.
+
+    A line ends with CR LF, LF or CR alone: the Gomocup protocol allows all three. A CR
+    ends its line at once, without waiting to see whether an LF follows (text mode's
+    universal newlines waited, so a brain ending its lines with CR alone was never
+    heard); an LF that then comes first in the next read completes that CR LF.
+    """
+    pending = b""
+    after_cr = False
+    while piece := os.read(fd, READ_SIZE):
+        if after_cr and piece.startswith(b"\n"):
+            piece = piece[1:]
+        data = pending + piece
+        after_cr = data.endswith(b"\r")
+        *lines, pending = _LINE_END.split(data)
+        for line in lines:
+            yield line.decode("utf-8", errors="replace")
+    if pending:
+        yield pending.decode("utf-8", errors="replace")
 
 
 class StdinLines:
@@ -58,7 +86,11 @@ class StdinLines:
             yield item
 
     def _read(self, stream: TextIO) -> None:
-        for line in stream:
+        try:  # a CR alone ends a line too, as it arrives (see read_lines)
+            lines: Iterable[str] = read_lines(stream.fileno())
+        except (AttributeError, OSError, io.UnsupportedOperation):  # a test's text stream
+            lines = stream
+        for line in lines:
             arrived = time.monotonic()
             with self._lock:
                 if self._hear is None:

@@ -19,12 +19,13 @@ from pathlib import Path
 
 import pytest
 
+from mctslab._stdio import read_lines
 from mctslab.arena import play_games
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.games import make
 from mctslab.players import MCTSPlayer, Player, RandomPlayer
 from mctslab.protocols import GomocupEnginePlayer, GTPEnginePlayer, NBoardEnginePlayer, _process
-from mctslab.protocols._process import Deadline, program_name, read_lines
+from mctslab.protocols._process import Deadline, program_name
 from mctslab.protocols._serve import MIN_SECONDS
 from tests.protocols.helpers import exited_within, mctslab_command, play_game, scripted
 
@@ -248,6 +249,22 @@ def test_the_first_moves_time_counts_from_its_arrival_however_slow_the_start() -
     assert result.returncode == 0, result.stderr
     # The 0.4 s the move had were gone: it searched as little as it can.
     assert f"budgets [{MIN_SECONDS}]" in result.stderr
+
+
+def test_the_brain_reads_commands_ended_by_cr_alone() -> None:
+    # The Gomocup protocol allows CR alone; before, text-mode stdin read the whole input
+    # as one line: "ERROR START takes the board size; got '8\rINFO ...'".
+    result = subprocess.run(
+        [sys.executable, "-m", "mctslab", "brain", "--engine", "python", "--iterations", "50"],
+        input=b"START 8\rINFO timeout_turn 500\rBEGIN\r",
+        capture_output=True,
+        timeout=120,
+        check=False,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    answer, move = result.stdout.decode().splitlines()
+    assert answer == "OK" and re.fullmatch(r"[0-7],[0-7]", move)
 
 
 @pytest.mark.parametrize(

@@ -18,10 +18,12 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+from mctslab._stdio import read_lines
 
 #: Lines of the engine's stderr (and of the conversation) quoted when it fails.
 TAIL_LINES = 8
@@ -29,11 +31,8 @@ TAIL_LINES = 8
 CLOSE_GRACE = 2.0
 #: Seconds a move may take beyond the engine's time limit before it is lost on time.
 MOVE_GRACE = 2.0
-#: The most bytes read from an engine's pipe at once (a read takes what has arrived).
-READ_SIZE = 65536
 #: Seconds between checks of whether an engine has exited (it is not reaped meanwhile).
 _EXIT_POLL = 0.01
-_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 class EngineError(RuntimeError):
@@ -81,29 +80,6 @@ def command_args(command: str | Sequence[str], owner: str) -> list[str]:
             f"Got {command!r} instead."
         )
     return args
-
-
-def read_lines(fd: int) -> Iterator[str]:
-    """The lines read from the file descriptor ``fd`` (a pipe) to its end, decoded as UTF-8,
-    each as soon as its end has arrived.
-
-    A line ends with CR LF, LF or CR alone: the Gomocup protocol allows all three. A CR
-    ends its line at once, without waiting to see whether an LF follows (text mode's
-    universal newlines waited, so a brain ending its lines with CR alone was never
-    heard); an LF that then comes first in the next read completes that CR LF.
-    """
-    pending = b""
-    after_cr = False
-    while piece := os.read(fd, READ_SIZE):
-        if after_cr and piece.startswith(b"\n"):
-            piece = piece[1:]
-        data = pending + piece
-        after_cr = data.endswith(b"\r")
-        *lines, pending = _LINE_END.split(data)
-        for line in lines:
-            yield line.decode("utf-8", errors="replace")
-    if pending:
-        yield pending.decode("utf-8", errors="replace")
 
 
 def program_name(args: Sequence[str]) -> str:
