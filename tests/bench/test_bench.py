@@ -17,9 +17,10 @@ from mctslab.benchmark import GAMES, Options, _run, goals, markdown, rich_tables
 from mctslab.benchmark import _measure as measure
 from mctslab.benchmark._startup import cold_and_warm
 from mctslab.cli._app import app
+from mctslab.core.policies import default_simulation, uniform_playout
 
 runner = CliRunner()
-ENGINES = {"compiled", "python", "openspiel_cpp", "openspiel_python"}
+ENGINES = {"compiled", "python", "python_compiled_playouts", "openspiel_cpp", "openspiel_python"}
 
 
 def bench(*args: str) -> dict[str, Any]:
@@ -60,7 +61,12 @@ def test_speed_rows_cover_both_positions_with_every_engine(report: dict[str, Any
         assert positive(row["raw_playouts"]["per_second"])
         ratios = row["ratios"]
         assert ratios["compiled_vs_naive"] is None
-        for name in ("compiled_vs_openspiel_cpp", "python_vs_openspiel_python", "compiled_vs_raw"):
+        for name in (
+            "compiled_vs_openspiel_cpp",
+            "python_vs_openspiel_python",
+            "python_compiled_playouts_vs_openspiel_python",
+            "compiled_vs_raw",
+        ):
             assert positive(ratios[name])
         tree = row["tree"]
         assert tree["slots_per_node"] >= 1.0
@@ -107,6 +113,36 @@ def test_goals_and_markdown_name_every_measured_goal(report: dict[str, Any]) -> 
     assert f"growth of its peak RSS ({report['memory'][0]['method']})" in text
 
 
+def test_the_generic_engine_plays_out_in_python_like_openspiels_python_bot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before, the generic engine compared against OpenSpiel's Python bot (which plays its
+    # rollouts move by move in Python) ran only with default_simulation: each playout one
+    # compiled call. Now its like-for-like figure uses uniform_playout, a Python loop.
+    real = measure.generic
+    used = []
+
+    def spy(state: Any, count: int, seed: int, *simulation: Any) -> measure.Timing:
+        used.append(simulation)
+        return real(state, count, seed, *simulation)
+
+    monkeypatch.setattr(measure, "generic", spy)
+    monkeypatch.setattr(measure, "openspiel_available", lambda: False)
+    game = GAMES["tictactoe"].quick()
+    row = _run._speed(game, game.positions[0], 1, lambda message: None)
+    assert set(used) == {(uniform_playout,), (default_simulation,)}
+    assert positive(row["engines"]["python"]["per_second"])
+    assert positive(row["engines"]["python_compiled_playouts"]["per_second"])
+
+
+def test_the_settings_and_tables_say_what_each_engine_does(report: dict[str, Any]) -> None:
+    text = report["markdown"]
+    assert "plays its playouts move by move in Python" in text
+    assert "| generic (Python playouts) | OpenSpiel Python | ratio |" in text
+    assert "| generic tree + compiled playouts | ratio |" in text
+    assert "generic (python)" not in text
+
+
 def test_without_openspiel_its_columns_are_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(measure, "openspiel_available", lambda: False)
     result = runner.invoke(
@@ -117,7 +153,7 @@ def test_without_openspiel_its_columns_are_skipped(monkeypatch: pytest.MonkeyPat
     assert "OpenSpiel is not installed" in result.stderr  # says why its columns are empty
     found = json.loads(result.stdout)
     for row in found["speed"]:
-        assert set(row["engines"]) == {"compiled", "python", "naive"}
+        assert set(row["engines"]) == {"compiled", "python", "python_compiled_playouts", "naive"}
         assert row["ratios"]["compiled_vs_openspiel_cpp"] is None
         assert positive(row["ratios"]["compiled_vs_naive"])
     missing = [g for g in goals(found) if g.met is None]

@@ -156,8 +156,21 @@ def tables(report: dict[str, Any]) -> list[TableData]:
         found.append(
             TableData(
                 f"Generic engine vs OpenSpiel's Python MCTSBot, simulations per second ({median})",
-                ("game", "position", "generic (python)", "OpenSpiel Python", "ratio"),
+                (
+                    "game",
+                    "position",
+                    "generic (Python playouts)",
+                    "OpenSpiel Python",
+                    "ratio",
+                    "generic tree + compiled playouts",
+                    "ratio",
+                ),
                 [_generic_row(row) for row in speed],
+                "Like for like: the generic engine's tree in Python and its playouts move by "
+                "move in Python through the State protocol (uniform_playout), as OpenSpiel's "
+                "Python bot plays its rollouts. The last two columns: the same tree with each "
+                "playout one compiled call (State.random_playout, the generic engine's "
+                "default), not a like-for-like figure.",
             )
         )
         found.append(
@@ -304,12 +317,15 @@ def _compiled_row(row: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _generic_row(row: dict[str, Any]) -> tuple[str, ...]:
+    ratios = row["ratios"]
     return (
         row["title"],
         row["position"],
         _engine_rate(row, "python"),
         _engine_rate(row, "openspiel_python"),
-        _times(row["ratios"]["python_vs_openspiel_python"]),
+        _times(ratios["python_vs_openspiel_python"]),
+        _engine_rate(row, "python_compiled_playouts"),
+        _times(ratios["python_compiled_playouts_vs_openspiel_python"]),
     )
 
 
@@ -430,7 +446,13 @@ def _settings_lines(report: dict[str, Any]) -> list[str]:
         "",
         f"Every engine uses UCT with c = {options['c']:.4f} on values in [0, 1] "
         f"(OpenSpiel: uct_c = {2 * options['c']:.4f} on its [-1, 1] values), uniform random "
-        "playouts, no solver; each figure is the median of "
+        "playouts, no solver. The compiled engine runs its whole search, playouts "
+        "included, in numba; OpenSpiel's C++ MCTSBot, its search and rollouts in C++. "
+        "The generic engine keeps its tree in Python and plays its playouts move by move "
+        "in Python through the State protocol (uniform_playout), as OpenSpiel's Python "
+        "MCTSBot plays its rollouts move by move in Python on OpenSpiel's C++ games; "
+        '"generic tree + compiled playouts" is the generic engine with each playout one '
+        "compiled call (State.random_playout). Each figure is the median of "
         f"{options['repeats']} runs{' (quick counts)' if options['quick'] else ''}. "
         "Mid-game positions are reached from the start by these moves:",
         "",

@@ -25,6 +25,7 @@ from mctslab.benchmark._kernels import VARIANTS
 from mctslab.benchmark._memory import SETTINGS
 from mctslab.benchmark._memory import measure as measure_memory
 from mctslab.benchmark._startup import ANALYZE, cold_and_warm
+from mctslab.core.policies import default_simulation, uniform_playout
 from mctslab.fast import FastMCTS, warm_up
 
 #: What a run can measure (all by default).
@@ -148,7 +149,16 @@ def _speed(game: BenchGame, position: Position, repeats: int, say: Log) -> dict[
 
     runs: dict[str, tuple[int, Callable[[int, int], measure.Timing]]] = {
         "compiled": (counts.compiled, compiled),
-        "python": (counts.python, lambda n, seed: measure.generic(state, n, seed)),
+        # Like OpenSpiel's Python bot: each playout move by move in Python.
+        "python": (
+            counts.python,
+            lambda n, seed: measure.generic(state, n, seed, uniform_playout),
+        ),
+        # The same tree with each playout one compiled call (State.random_playout).
+        "python_compiled_playouts": (
+            counts.python,
+            lambda n, seed: measure.generic(state, n, seed, default_simulation),
+        ),
     }
     if measure.openspiel_available():
         runs["openspiel_cpp"] = (
@@ -181,6 +191,9 @@ def _speed(game: BenchGame, position: Position, repeats: int, say: Log) -> dict[
             "compiled_vs_openspiel_cpp": _ratio(timings, "compiled", "openspiel_cpp"),
             "compiled_vs_naive": _ratio(timings, "compiled", "naive"),
             "python_vs_openspiel_python": _ratio(timings, "python", "openspiel_python"),
+            "python_compiled_playouts_vs_openspiel_python": _ratio(
+                timings, "python_compiled_playouts", "openspiel_python"
+            ),
             "compiled_vs_raw": _ratio({**timings, "raw": raw}, "compiled", "raw"),
         },
         "tree": {
