@@ -240,6 +240,30 @@ def test_goal_verdicts_follow_the_targets() -> None:
     }
 
 
+def test_memory_is_not_measured_where_the_peak_cannot_be_reset(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Before, the peak read without its reset was the start-up's (imports, compiling): it hid
+    # the tree, the growth came out near 0 under "getrusage peak", and the goal was met.
+    from mctslab.benchmark import _memory
+    from mctslab.benchmark._report import tables
+
+    monkeypatch.setattr(_memory, "_CLEAR_REFS", tmp_path / "missing" / "clear_refs")
+    monkeypatch.setattr(
+        _run,
+        "measure_memory",
+        lambda *args: _memory._peak_growth(*args),  # in this process, to see the patch
+    )
+    row = _run._memory(GAMES["tictactoe"].quick(), "plain", 0.5, 1, lambda message: None)
+    assert row["peak_rss_growth_mb"] is None and row["ratio"] is None
+    assert row["method"].startswith("not measured:")
+    (goal,) = goals({"memory": [row]})
+    assert goal.met is None and goal.measured == row["method"]
+    (memory, _) = tables({"options": {"repeats": 1}, "memory": [row]})
+    assert memory.rows == [("Tic-tac-toe", "plain", "1", "-", "-", ", ".join(row["stopped_by"]))]
+    assert f"growth of its peak RSS ({row['method']})" in memory.note
+
+
 def test_startup_times_a_cold_and_a_warm_run() -> None:
     cold, warm = cold_and_warm([sys.executable, "-c", "pass"])
     assert cold > 0 and warm > 0

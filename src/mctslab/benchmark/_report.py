@@ -72,8 +72,10 @@ def goals(report: dict[str, Any]) -> list[Goal]:
                 "peak RSS growth vs memory budget",
                 f"{row['title']}, {row['settings']} settings",
                 f"<= {row['budget_mb']:g} MiB + {MEMORY_TOLERANCE:.0%}",
-                f"{row['peak_rss_growth_mb']:.2f} MiB ({ratio:.1%})",
-                ratio <= 1.0 + MEMORY_TOLERANCE,
+                row["method"]
+                if ratio is None
+                else f"{row['peak_rss_growth_mb']:.2f} MiB ({ratio:.1%})",
+                None if ratio is None else ratio <= 1.0 + MEMORY_TOLERANCE,
             )
         )
     return found
@@ -271,7 +273,7 @@ def tables(report: dict[str, Any]) -> list[TableData]:
                         row["title"],
                         row["settings"],
                         f"{row['budget_mb']:g}",
-                        f"{row['peak_rss_growth_mb']:.2f}",
+                        _mib(row["peak_rss_growth_mb"]),
                         _percent(row["ratio"]),
                         ", ".join(row["stopped_by"]),
                     )
@@ -393,6 +395,10 @@ def _memory_seconds(report: dict[str, Any]) -> str:
 def _memory_method(report: dict[str, Any]) -> str:
     methods = {row["method"] for row in report["memory"]}
     return ", ".join(sorted(methods))
+
+
+def _mib(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
 
 
 def _rate(value: float) -> str:

@@ -310,11 +310,11 @@ def _memory(
         "settings": settings,
         "seconds": seconds,
         "budget_mb": budget,
-        "peak_rss_growth_mb": statistics.median(r["peak_rss_growth_mb"] for r in runs),
-        "ratio": statistics.median(r["ratio"] for r in runs),
+        "peak_rss_growth_mb": _median_measured(runs, "peak_rss_growth_mb"),
+        "ratio": _median_measured(runs, "ratio"),
         "stopped_by": sorted({r["stopped_by"] for r in runs}),
         "nodes": statistics.median(r["nodes"] for r in runs),
-        "method": runs[0]["method"],
+        "method": ", ".join(sorted({r["method"] for r in runs})),
         "runs": runs,
     }
 
@@ -352,6 +352,12 @@ def _summary(timings: Sequence[measure.Timing]) -> dict[str, Any]:
         "per_second": statistics.median(rates),
         "runs": rates,
     }
+
+
+def _median_measured(runs: list[dict[str, Any]], key: str) -> float | None:
+    """The median of ``key`` over ``runs``; None if a run could not measure it."""
+    values = [run[key] for run in runs]
+    return None if None in values else statistics.median(values)
 
 
 def _ratio(timings: dict[str, list[measure.Timing]], top: str, bottom: str) -> float | None:
