@@ -240,6 +240,26 @@ def test_goal_verdicts_follow_the_targets() -> None:
     }
 
 
+def test_the_memory_note_names_each_games_default_playout() -> None:
+    # Before, it said "decisive playouts (random on Gomoku)"; Gomoku's default is "threats".
+    from mctslab.benchmark._report import tables
+
+    games = [_run._game_info(GAMES[key]) for key in ("tictactoe", "gomoku8")]
+    row = {
+        "title": "Gomoku 8x8",
+        "settings": "default",
+        "seconds": 2.0,
+        "budget_mb": 1.0,
+        "peak_rss_growth_mb": 0.9,
+        "ratio": 0.9,
+        "stopped_by": ["memory"],
+        "method": "VmHWM after clear_refs",
+    }
+    (memory, _) = tables({"options": {"repeats": 1}, "games": games, "memory": [row]})
+    assert "Tic-tac-toe decisive; Gomoku 8x8 threats, GRAVE;" in memory.note
+    assert "random on Gomoku" not in memory.note
+
+
 def test_memory_is_not_measured_where_the_peak_cannot_be_reset(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -259,7 +279,8 @@ def test_memory_is_not_measured_where_the_peak_cannot_be_reset(
     assert row["method"].startswith("not measured:")
     (goal,) = goals({"memory": [row]})
     assert goal.met is None and goal.measured == row["method"]
-    (memory, _) = tables({"options": {"repeats": 1}, "memory": [row]})
+    report = {"options": {"repeats": 1}, "games": [_run._game_info(GAMES["tictactoe"])]}
+    (memory, _) = tables({**report, "memory": [row]})
     assert memory.rows == [("Tic-tac-toe", "plain", "1", "-", "-", ", ".join(row["stopped_by"]))]
     assert f"growth of its peak RSS ({row['method']})" in memory.note
 

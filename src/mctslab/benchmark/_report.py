@@ -281,11 +281,10 @@ def tables(report: dict[str, Any]) -> list[TableData]:
                 ],
                 "A compiled search from the start position with Budget(memory_mb=M) (and a "
                 f"{_memory_seconds(report)} s limit), in a fresh process, with the plain "
-                "settings of the speed tables or the engine's defaults (solver, decisive "
-                "playouts (random on Gomoku), candidates, transpositions, UCB1-Tuned; GRAVE "
-                "on Gomoku, whose "
-                "AMAF pool takes a quarter of the budget and is touched only as tables are "
-                "handed out); growth of its peak RSS "
+                "settings of the speed tables or the engine's defaults (solver, candidates, "
+                "transpositions, UCB1-Tuned, and each game's own playout and GRAVE: "
+                f"{_game_defaults(report)}; GRAVE's AMAF pool takes a quarter of the budget "
+                "and is touched only as tables are handed out); growth of its peak RSS "
                 f"({_memory_method(report)}). A full tree can use less than its budget: the "
                 "search stops when the next child block does not fit, and the transposition "
                 "table's reserve (its worst case) or the AMAF pool may not fill.",
@@ -390,6 +389,15 @@ def _profile_row(row: dict[str, Any]) -> tuple[str, ...]:
 
 def _memory_seconds(report: dict[str, Any]) -> str:
     return ", ".join(sorted({f"{row['seconds']:g}" for row in report["memory"]}))
+
+
+def _game_defaults(report: dict[str, Any]) -> str:
+    """Each game's default playout, and GRAVE where it is on: "Gomoku 8x8 threats, GRAVE"."""
+    return "; ".join(
+        f"{game['title']} {game['defaults']['playout']}"
+        + (", GRAVE" if game["defaults"]["rave"] else "")
+        for game in report["games"]
+    )
 
 
 def _memory_method(report: dict[str, Any]) -> str:

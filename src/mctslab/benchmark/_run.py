@@ -370,11 +370,14 @@ def _ratio(timings: dict[str, list[measure.Timing]], top: str, bottom: str) -> f
 
 
 def _game_info(game: BenchGame) -> dict[str, Any]:
+    kernel = game.start().kernel
     return {
         "game": game.key,
         "title": game.title,
         "registry": {"name": game.game, **game.params},
         "midgame": game.midgame,
+        # What the engine's default settings leave to the game (the memory part uses them).
+        "defaults": {"playout": kernel.preferred_playout, "rave": kernel.prefers_rave},
         "counts": {
             "compiled": game.counts.compiled,
             "openspiel_cpp": game.counts.openspiel,
