@@ -13,7 +13,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from mctslab.benchmark import GAMES, Options, _run, goals, markdown, rich_tables
+from mctslab.benchmark import GAMES, HAND_WRITTEN, Options, _run, goals, markdown, rich_tables
 from mctslab.benchmark import _measure as measure
 from mctslab.benchmark._startup import cold_and_warm
 from mctslab.cli._app import app
@@ -374,6 +374,32 @@ def test_markdown_file_is_written(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "simulations per second" in result.output  # the rich tables
     assert out.read_text().startswith("# mctslab benchmark results")
+
+
+def test_out_keeps_the_hand_written_part_of_an_existing_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, --out overwrote the whole file, and RESULTS.md's hand-written section with it.
+    from mctslab.cli import bench as bench_command
+
+    assert bench_command._HAND_WRITTEN == HAND_WRITTEN  # the help names the very heading
+    monkeypatch.setattr(_run, "cold_and_warm", lambda: (2.0, 1.0))
+    hand = f"{HAND_WRITTEN}\n\nWhy the goals are not met, by hand.\n"
+    kept, replaced = tmp_path / "kept.md", tmp_path / "replaced.md"
+    kept.write_text(f"# stale results\n\n| stale | table |\n\n{hand}")
+    replaced.write_text("# old results, nothing by hand\n")
+    for out in (kept, replaced):
+        result = runner.invoke(
+            app, ["bench", "--quick", "--games", "tictactoe", "--parts", "startup",
+                  "--out", str(out)],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+    text = kept.read_text()
+    assert text.startswith("# mctslab benchmark results") and "stale" not in text
+    assert text.endswith(f"|\n\n{hand}")  # after the last table
+    assert text.count(HAND_WRITTEN) == 1
+    assert "old results" not in replaced.read_text()
+    assert HAND_WRITTEN not in replaced.read_text()
 
 
 @pytest.mark.parametrize("terminal", [False, True])

@@ -24,6 +24,9 @@ MAX_BYTES_PER_NODE = 32.0
 MEMORY_TOLERANCE = 0.10
 #: Simulations of 2 workers over 1 worker.
 WORKERS_SPEEDUP = 1.8
+#: The heading of a results file's hand-written part, which a rerun keeps (see
+#: :func:`with_hand_written`).
+HAND_WRITTEN = "## The goals not met, and what limits them"
 
 
 @dataclass(frozen=True)
@@ -455,6 +458,15 @@ def markdown(report: dict[str, Any], command: str) -> str:
             lines += [data.note, ""]
         lines += _markdown_table(data.columns, data.rows)
     return "\n".join(lines)
+
+
+def with_hand_written(generated: str, previous: str) -> str:
+    """``generated``, then ``previous`` from its line :data:`HAND_WRITTEN` on (if it has one)."""
+    lines = previous.splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        if line.rstrip() == HAND_WRITTEN:
+            return generated.rstrip("\n") + "\n\n" + "".join(lines[index:])
+    return generated
 
 
 def _machine_lines(report: dict[str, Any], command: str) -> list[str]:
