@@ -347,6 +347,31 @@ def test_an_empty_list_of_games_or_parts_is_refused(args: list[str], name: str) 
         Options(**{name: ()})
 
 
+@pytest.mark.parametrize(
+    ("args", "name", "got"),
+    [
+        (["--games", "tictactoe,tictactoe", "--parts", "speed"], "games",
+         "('tictactoe', 'tictactoe')"),
+        (["--games", "tictactoe", "--parts", "speed", "--parts", "speed"], "parts",
+         "('speed', 'speed')"),
+    ],
+)  # fmt: skip
+def test_a_game_or_part_named_twice_is_refused(args: list[str], name: str, got: str) -> None:
+    # Before, it was measured twice and reported twice.
+    result = runner.invoke(app, ["bench", "--quick", "--repeats", "1", *args])
+    assert result.exit_code == 2, result.output
+    message = f"The {name!r} parameter of the benchmark must be names each given once."
+    assert message in result.output and f"Got {got} instead." in result.output
+    with pytest.raises(ValueError, match=f"'{name}' parameter"):
+        Options(**{name: ("speed", "speed") if name == "parts" else ("gomoku8", "gomoku8")})
+
+
+def test_the_repeats_help_says_what_a_figure_is_made_of() -> None:
+    result = runner.invoke(app, ["bench", "--help"], env={"COLUMNS": "300"})
+    assert "the best of them in the profile" in result.output
+    assert "figures are medians" not in result.output
+
+
 def test_an_out_file_that_cannot_be_written_is_refused_before_the_run(tmp_path: Path) -> None:
     # Before, it was found after the run, whose results a traceback then lost.
     result = runner.invoke(

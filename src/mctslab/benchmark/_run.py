@@ -79,6 +79,9 @@ class Options:
                 raise invalid(name, "the benchmark", f"one or more of {names}", chosen)
             for value in chosen:
                 check_choice(value, name, "the benchmark", choices)
+            # A name twice would measure twice and report it twice.
+            if len(set(chosen)) < len(chosen):
+                raise invalid(name, "the benchmark", "names each given once", chosen)
         check_int(self.repeats, "repeats", "the benchmark", low=1)
 
     def arguments(self) -> list[str]:

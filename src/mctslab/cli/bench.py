@@ -28,7 +28,13 @@ def bench(
         list[str] | None,
         typer.Option(help=f"Games to measure, comma-separated or repeated: {_GAME_KEYS} (all)."),
     ] = None,
-    repeats: Annotated[int, typer.Option(help="Runs per figure; figures are medians.")] = 5,
+    repeats: Annotated[
+        int,
+        typer.Option(
+            help="Runs per figure: the median of them, the best of them in the profile "
+            "(--quick makes one start-up run whatever this says)."
+        ),
+    ] = 5,
     quick: Annotated[
         bool, typer.Option("--quick", help="Small counts: a smoke test, not a measurement.")
     ] = False,
