@@ -2,12 +2,10 @@
 
 Each game is measured from its start and from one fixed mid-game position
 (the moves below, in the game's notation, are part of the benchmark's
-definition: change them and old results no longer compare). A rate depends
-on the count (the tree grows), so the two engines of a ratio run the same
-count, the peer's: slow peers run fewer simulations, and our engine runs as
-many. The compiled engine also runs a long count of its own, for its tree
-figures. The counts make one timing last about 0.5-2 s on the reference
-machine (see ``benchmarks/RESULTS.md``); every figure is reported per second.
+definition: change them and old results no longer compare). The counts make
+one timing last about 0.5-2 s on the reference machine (see
+``benchmarks/RESULTS.md``); slow peers run fewer simulations, and every figure
+is reported per second.
 """
 
 from __future__ import annotations
@@ -25,13 +23,9 @@ QUICK_MINIMUM = 20
 
 @dataclass(frozen=True)
 class Counts:
-    """Simulations per timed search (0: the peer does not play the game).
+    """Simulations per timed search for each engine (0: the engine does not play the game).
 
-    ``compiled`` is the compiled engine's long run (tree size, tree overhead);
-    ``openspiel``, ``openspiel_python`` and ``naive`` are the peers' counts,
-    which the engine compared with each runs too (the compiled engine against
-    OpenSpiel's C++ bot and the naive baseline, the generic engine against
-    OpenSpiel's Python bot). ``raw`` counts the playouts of the no-tree loop; ``memory_mb`` is the
+    ``raw`` counts the playouts of the no-tree loop; ``memory_mb`` is the
     tree budget of the peak-RSS check, which the compiled engine fills in a few
     seconds (tic-tac-toe's UCT tree stops growing near 90,000 nodes, 2 MiB;
     smaller arrays than its 1.5 MiB would come from memory the C library
@@ -40,6 +34,7 @@ class Counts:
 
     compiled: int
     openspiel: int
+    python: int
     openspiel_python: int
     naive: int
     raw: int
@@ -106,7 +101,7 @@ GAMES: dict[str, BenchGame] = {
             "tictactoe",
             {},
             "b2 a1 c3 a3",
-            Counts(1_000_000, 1_000_000, 20_000, 0, 3_000_000, 1.5),
+            Counts(1_000_000, 1_000_000, 50_000, 20_000, 0, 3_000_000, 1.5),
         ),
         BenchGame(
             "connect4",
@@ -114,7 +109,7 @@ GAMES: dict[str, BenchGame] = {
             "connect4",
             {},
             "4 4 4 4 3 5 3 3 5 2",
-            Counts(1_000_000, 200_000, 8_000, 0, 5_000_000, 16.0),
+            Counts(1_000_000, 200_000, 50_000, 8_000, 0, 5_000_000, 16.0),
         ),
         BenchGame(
             "othello",
@@ -123,7 +118,7 @@ GAMES: dict[str, BenchGame] = {
             {},
             # Twenty plies of a random game (seed 2024), Black to move with 9 moves.
             "e6 f4 g3 d6 e3 f6 c7 d7 g7 g4 e7 g2 g5 e8 h4 c8 d8 g6 d3 g8",
-            Counts(300_000, 5_000, 2_000, 0, 300_000, 8.0),
+            Counts(300_000, 5_000, 50_000, 2_000, 0, 300_000, 8.0),
         ),
         BenchGame(
             "gomoku15",
@@ -131,7 +126,7 @@ GAMES: dict[str, BenchGame] = {
             "gomoku",
             {"size": 15},
             "h8 i9 h9 h7 g8 i8 i7 g9 j6 f9 g10 j8",
-            Counts(300_000, 20_000, 1_000, 100, 300_000, 8.0),
+            Counts(300_000, 20_000, 30_000, 1_000, 100, 300_000, 8.0),
         ),
         BenchGame(
             "gomoku8",
@@ -139,7 +134,7 @@ GAMES: dict[str, BenchGame] = {
             "gomoku",
             {"size": 8},
             "d4 e5 e4 d5 c3 f6 c5 f4",
-            Counts(500_000, 50_000, 3_000, 1_000, 1_000_000, 8.0),
+            Counts(500_000, 50_000, 50_000, 3_000, 1_000, 1_000_000, 8.0),
         ),
     )
 }

@@ -152,22 +152,10 @@ def tables(report: dict[str, Any]) -> list[TableData]:
             TableData(
                 f"Compiled engine vs OpenSpiel's C++ MCTSBot and the naive baseline, "
                 f"simulations per second ({median})",
-                (
-                    "game",
-                    "position",
-                    "simulations",
-                    "compiled",
-                    "OpenSpiel C++",
-                    "ratio",
-                    "simulations",
-                    "compiled",
-                    "naive",
-                    "ratio",
-                ),
+                ("game", "position", "compiled", "OpenSpiel C++", "ratio", "naive", "ratio"),
                 [_compiled_row(row) for row in speed],
-                "Ratios are medians of the ratios within each run. A rate depends on the "
-                "count (the tree grows), so both engines of a ratio search the peer's count; "
-                "the compiled engine's long run is in the tree overhead table.",
+                "Ratios are medians of the ratios within each run; simulation counts per "
+                "engine are in the settings.",
             )
         )
         found.append(
@@ -176,7 +164,6 @@ def tables(report: dict[str, Any]) -> list[TableData]:
                 (
                     "game",
                     "position",
-                    "simulations",
                     "generic (Python playouts)",
                     "OpenSpiel Python",
                     "ratio",
@@ -197,8 +184,6 @@ def tables(report: dict[str, Any]) -> list[TableData]:
                 (
                     "game",
                     "position",
-                    "compiled simulations",
-                    "compiled/s",
                     "raw playouts/s",
                     "compiled / raw",
                     "tree nodes",
@@ -206,10 +191,9 @@ def tables(report: dict[str, Any]) -> list[TableData]:
                     "bytes per node",
                 ),
                 [_tree_row(row) for row in report["speed"]],
-                "The compiled engine's long run. Raw playouts: the kernel's rollout in a "
-                "compiled loop on copies of the position, no tree (so their rate does not "
-                "depend on their count, in the settings). Bytes per node: slots handed out "
-                "times bytes per slot, over nodes, after the long run.",
+                "Raw playouts: the kernel's rollout in a compiled loop on copies of the "
+                "position, no tree. Bytes per node: slots handed out times bytes per slot, "
+                "over nodes, after the compiled search of the speed table.",
             )
         )
     if "profile" in report:
@@ -328,12 +312,9 @@ def _compiled_row(row: dict[str, Any]) -> tuple[str, ...]:
     return (
         row["title"],
         row["position"],
-        _engine_count(row, "compiled_at_openspiel_cpp_count"),
-        _engine_rate(row, "compiled_at_openspiel_cpp_count"),
+        _engine_rate(row, "compiled"),
         _engine_rate(row, "openspiel_cpp"),
         _times(ratios["compiled_vs_openspiel_cpp"]),
-        _engine_count(row, "compiled_at_naive_count"),
-        _engine_rate(row, "compiled_at_naive_count"),
         _engine_rate(row, "naive"),
         _times(ratios["compiled_vs_naive"]),
     )
@@ -344,7 +325,6 @@ def _generic_row(row: dict[str, Any]) -> tuple[str, ...]:
     return (
         row["title"],
         row["position"],
-        _engine_count(row, "python"),
         _engine_rate(row, "python"),
         _engine_rate(row, "openspiel_python"),
         _times(ratios["python_vs_openspiel_python"]),
@@ -359,19 +339,11 @@ def _engine_rate(row: dict[str, Any], engine: str) -> str:
     return "-" if found is None else _rate(found["per_second"])
 
 
-def _engine_count(row: dict[str, Any], engine: str) -> str:
-    """The simulations an engine's searches ran, "-" where it did not run."""
-    found = row["engines"].get(engine)
-    return "-" if found is None else f"{found['simulations']:,}"
-
-
 def _tree_row(row: dict[str, Any]) -> tuple[str, ...]:
     tree = row["tree"]
     return (
         row["title"],
         row["position"],
-        _engine_count(row, "compiled"),
-        _engine_rate(row, "compiled"),
         _rate(row["raw_playouts"]["per_second"]),
         _percent(row["ratios"]["compiled_vs_raw"]),
         f"{tree['nodes']:,.0f}",
@@ -506,12 +478,9 @@ def _settings_lines(report: dict[str, Any]) -> list[str]:
         "in Python through the State protocol (uniform_playout), as OpenSpiel's Python "
         "MCTSBot plays its rollouts move by move in Python on OpenSpiel's C++ games; "
         '"generic tree + compiled playouts" is the generic engine with each playout one '
-        "compiled call (State.random_playout). The two engines of each ratio search the "
-        "same number of simulations, the peer's; the compiled engine's long run makes the "
-        "tree figures. Each figure is the median of "
+        "compiled call (State.random_playout). Each figure is the median of "
         f"{options['repeats']} runs{' (quick counts)' if options['quick'] else ''}. "
-        "Mid-game positions are reached from the start by these moves, and each search "
-        "runs these simulations:",
+        "Mid-game positions are reached from the start by these moves:",
         "",
     ]
     counts = [
@@ -520,7 +489,7 @@ def _settings_lines(report: dict[str, Any]) -> list[str]:
             game["midgame"],
             *(
                 f"{game['counts'][key]:,}" if game["counts"][key] else "-"
-                for key in ("compiled", "openspiel_cpp", "openspiel_python", "naive")
+                for key in ("compiled", "openspiel_cpp", "python", "openspiel_python", "naive")
             ),
             f"{game['counts']['raw']:,}",
             f"{game['counts']['memory_mb']:g}",
@@ -531,10 +500,11 @@ def _settings_lines(report: dict[str, Any]) -> list[str]:
         (
             "game",
             "mid-game moves",
-            "compiled, long run",
-            "compiled and OpenSpiel C++",
-            "generic and OpenSpiel Python",
-            "compiled and naive",
+            "compiled",
+            "OpenSpiel C++",
+            "generic",
+            "OpenSpiel Python",
+            "naive",
             "raw playouts",
             "memory budget MiB",
         ),

@@ -40,20 +40,6 @@ MEMORY_SECONDS = 20.0
 PROFILE_FRACTION = 4
 #: Simulations of the untimed first search of each engine (compiles, loads, starts).
 _WARM_UP = 50
-#: The speed part's ratios: name, and the engines whose rates it divides. A rate
-#: depends on the count (the tree grows), so the two engines of each ratio but the
-#: last run the same count, the peer's; raw playouts build no tree, and the tree
-#: overhead divides the compiled engine's long run by them.
-RATIOS = {
-    "compiled_vs_openspiel_cpp": ("compiled_at_openspiel_cpp_count", "openspiel_cpp"),
-    "compiled_vs_naive": ("compiled_at_naive_count", "naive"),
-    "python_vs_openspiel_python": ("python", "openspiel_python"),
-    "python_compiled_playouts_vs_openspiel_python": (
-        "python_compiled_playouts",
-        "openspiel_python",
-    ),
-    "compiled_vs_raw": ("compiled", "raw"),
-}
 
 #: ``log(message)``: told what the run is measuring now.
 Log = Callable[[str], None]
@@ -159,27 +145,21 @@ def _speed(game: BenchGame, position: Position, repeats: int, say: Log) -> dict[
     counts = game.counts
     usages: list[measure.TreeUsage] = []
 
-    def compiled_long(count: int, seed: int) -> measure.Timing:
+    def compiled(count: int, seed: int) -> measure.Timing:
         timing, usage = measure.compiled(state, count, seed)
         usages.append(usage)
         return timing
 
-    def compiled(count: int, seed: int) -> measure.Timing:
-        return measure.compiled(state, count, seed)[0]
-
-    # Each ratio's two engines run the same count (see RATIOS); "compiled" is the long
-    # run of the tree figures.
     runs: dict[str, tuple[int, Callable[[int, int], measure.Timing]]] = {
-        "compiled": (counts.compiled, compiled_long),
-        "compiled_at_openspiel_cpp_count": (counts.openspiel, compiled),
+        "compiled": (counts.compiled, compiled),
         # Like OpenSpiel's Python bot: each playout move by move in Python.
         "python": (
-            counts.openspiel_python,
+            counts.python,
             lambda n, seed: measure.generic(state, n, seed, uniform_playout),
         ),
         # The same tree with each playout one compiled call (State.random_playout).
         "python_compiled_playouts": (
-            counts.openspiel_python,
+            counts.python,
             lambda n, seed: measure.generic(state, n, seed, default_simulation),
         ),
     }
@@ -193,7 +173,6 @@ def _speed(game: BenchGame, position: Position, repeats: int, say: Log) -> dict[
             lambda n, seed: measure.openspiel_python(start, moves, n, seed),
         )
     if counts.naive:
-        runs["compiled_at_naive_count"] = (counts.naive, compiled)
         runs["naive"] = (counts.naive, lambda n, seed: measure.naive(state, n, seed))
     runs["raw"] = (counts.raw, lambda n, seed: measure.raw_playouts(state, n, seed))
 
@@ -212,8 +191,13 @@ def _speed(game: BenchGame, position: Position, repeats: int, say: Log) -> dict[
         "engines": {name: _summary(found) for name, found in timings.items()},
         "raw_playouts": _summary(raw),
         "ratios": {
-            name: _ratio({**timings, "raw": raw}, top, bottom)
-            for name, (top, bottom) in RATIOS.items()
+            "compiled_vs_openspiel_cpp": _ratio(timings, "compiled", "openspiel_cpp"),
+            "compiled_vs_naive": _ratio(timings, "compiled", "naive"),
+            "python_vs_openspiel_python": _ratio(timings, "python", "openspiel_python"),
+            "python_compiled_playouts_vs_openspiel_python": _ratio(
+                timings, "python_compiled_playouts", "openspiel_python"
+            ),
+            "compiled_vs_raw": _ratio({**timings, "raw": raw}, "compiled", "raw"),
         },
         "tree": {
             "nodes": statistics.median(u.nodes for u in usages),
@@ -384,6 +368,7 @@ def _game_info(game: BenchGame) -> dict[str, Any]:
         "counts": {
             "compiled": game.counts.compiled,
             "openspiel_cpp": game.counts.openspiel,
+            "python": game.counts.python,
             "openspiel_python": game.counts.openspiel_python,
             "naive": game.counts.naive,
             "raw": game.counts.raw,
