@@ -478,7 +478,10 @@ def _settings_lines(report: dict[str, Any]) -> list[str]:
         "in Python through the State protocol (uniform_playout), as OpenSpiel's Python "
         "MCTSBot plays its rollouts move by move in Python on OpenSpiel's C++ games; "
         '"generic tree + compiled playouts" is the generic engine with each playout one '
-        "compiled call (State.random_playout). Each figure is the median of "
+        "compiled call (State.random_playout). Each engine's simulations a search (below) "
+        "are chosen so that its searches take about as long as its peer's "
+        "(a rate grows with the count, as a search's fixed costs spread); the generic "
+        "engine with Python playouts runs OpenSpiel Python's count. Each figure is the median of "
         f"{options['repeats']} runs{' (quick counts)' if options['quick'] else ''}. "
         "Mid-game positions are reached from the start by these moves:",
         "",
@@ -502,7 +505,7 @@ def _settings_lines(report: dict[str, Any]) -> list[str]:
             "mid-game moves",
             "compiled",
             "OpenSpiel C++",
-            "generic",
+            "generic tree + compiled playouts",
             "OpenSpiel Python",
             "naive",
             "raw playouts",
