@@ -21,6 +21,7 @@ import argparse
 import gc
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,7 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-# Before numba is imported: compile into an empty cache so every function has its LLVM module.
+# Before numba is imported: compile into an empty cache so every function has its LLVM module
+# (removed when the profile ends).
 os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="mctslab-perf-")
 
 from numba.core.dispatcher import Dispatcher
@@ -37,6 +39,7 @@ from mctslab.benchmark import GAMES
 from mctslab.benchmark._measure import plain_config
 from mctslab.core.config import Budget
 from mctslab.fast import FastMCTS, warm_up
+from mctslab.games import State
 
 _COMPONENT = re.compile(r"(\d+)")
 
@@ -79,42 +82,74 @@ def write_perf_map() -> Path:
     return path
 
 
+def at_least_one(text: str) -> int:
+    """An argparse type: an int >= 1 (0 iterations or repeats would profile nothing)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def record(data: Path, searches: list[FastMCTS], state: State, iterations: int) -> None:
+    """Run ``searches`` under ``perf record`` into ``data``; exit with perf's message on failure."""
+    recorder = subprocess.Popen(
+        ["perf", "record", "-F", "4000", "-p", str(os.getpid()), "-o", str(data)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(0.5)  # perf attaches
+    if recorder.poll() is not None:  # refused: perf_event_paranoid, no permission, no PID
+        _, errors = recorder.communicate()
+        sys.exit(f"perf record exited with status {recorder.returncode}:\n{errors.strip()}")
+    for search in searches:
+        search.search(state, Budget(iterations=iterations))
+    recorder.send_signal(signal.SIGINT)
+    _, errors = recorder.communicate()
+    if not data.exists():
+        sys.exit(f"perf record wrote no samples (status {recorder.returncode}):\n{errors.strip()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("game", choices=sorted(GAMES))
     parser.add_argument("--position", choices=("start", "midgame"), default="start")
-    parser.add_argument("--iterations", type=int, default=None)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--iterations", type=at_least_one, default=None)
+    parser.add_argument("--repeats", type=at_least_one, default=3)
+    parser.add_argument("--top", type=at_least_one, default=25)
     args = parser.parse_args()
     game = GAMES[args.game]
     start, midgame = game.positions
     state, _ = (start if args.position == "start" else midgame).build(game.start())
-    iterations = args.iterations or game.counts.compiled
+    iterations = game.counts.compiled if args.iterations is None else args.iterations
     warm_up()
     FastMCTS(plain_config(0)).search(state, Budget(iterations=1000))
     perf_map = write_perf_map()
-    data = Path(tempfile.mkdtemp(prefix="mctslab-perf-data-")) / "perf.data"
-    recorder = subprocess.Popen(
-        ["perf", "record", "-F", "4000", "-p", str(os.getpid()), "-o", str(data)],
-        stderr=subprocess.DEVNULL,
-    )
-    time.sleep(0.5)  # perf attaches
-    for repeat in range(args.repeats):
-        FastMCTS(plain_config(repeat)).search(state, Budget(iterations=iterations))
-    recorder.send_signal(signal.SIGINT)
-    recorder.wait()
-    report = subprocess.run(
-        ["perf", "report", "-i", str(data), "--sort", "dso,sym", "--stdio", "--percent-limit=0.3"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    rows = [line for line in report.splitlines() if line.strip() and not line.startswith("#")]
+    try:
+        with tempfile.TemporaryDirectory(prefix="mctslab-perf-data-") as folder:
+            data = Path(folder) / "perf.data"
+            record(
+                data, [FastMCTS(plain_config(r)) for r in range(args.repeats)], state, iterations
+            )
+            report = subprocess.run(
+                ["perf", "report", "-i", str(data), "--sort", "dso,sym", "--stdio",
+                 "--percent-limit=0.3"],
+                capture_output=True,
+                text=True,
+                check=False,
+            )  # fmt: skip
+        if report.returncode != 0:
+            sys.exit(f"perf report exited with status {report.returncode}:\n{report.stderr}")
+    finally:
+        perf_map.unlink()
+    rows = [
+        line for line in report.stdout.splitlines() if line.strip() and not line.startswith("#")
+    ]
     print(f"{game.title}, {args.position}: {args.repeats} x {iterations:,} simulations")
     print("\n".join(rows[: args.top]))
-    perf_map.unlink()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        main()
+    finally:
+        shutil.rmtree(os.environ["NUMBA_CACHE_DIR"], ignore_errors=True)

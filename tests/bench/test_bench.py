@@ -13,13 +13,14 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from mctslab.benchmark import GAMES, Options, _run, goals, markdown, rich_tables
+from mctslab.benchmark import GAMES, HAND_WRITTEN, Options, _run, goals, markdown, rich_tables
 from mctslab.benchmark import _measure as measure
 from mctslab.benchmark._startup import cold_and_warm
 from mctslab.cli._app import app
+from mctslab.core.policies import default_simulation, uniform_playout
 
 runner = CliRunner()
-ENGINES = {"compiled", "python", "openspiel_cpp", "openspiel_python"}
+ENGINES = {"compiled", "python", "python_compiled_playouts", "openspiel_cpp", "openspiel_python"}
 
 
 def bench(*args: str) -> dict[str, Any]:
@@ -60,7 +61,12 @@ def test_speed_rows_cover_both_positions_with_every_engine(report: dict[str, Any
         assert positive(row["raw_playouts"]["per_second"])
         ratios = row["ratios"]
         assert ratios["compiled_vs_naive"] is None
-        for name in ("compiled_vs_openspiel_cpp", "python_vs_openspiel_python", "compiled_vs_raw"):
+        for name in (
+            "compiled_vs_openspiel_cpp",
+            "python_vs_openspiel_python",
+            "python_compiled_playouts_vs_openspiel_python",
+            "compiled_vs_raw",
+        ):
             assert positive(ratios[name])
         tree = row["tree"]
         assert tree["slots_per_node"] >= 1.0
@@ -107,6 +113,36 @@ def test_goals_and_markdown_name_every_measured_goal(report: dict[str, Any]) -> 
     assert f"growth of its peak RSS ({report['memory'][0]['method']})" in text
 
 
+def test_the_generic_engine_plays_out_in_python_like_openspiels_python_bot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before, the generic engine compared against OpenSpiel's Python bot (which plays its
+    # rollouts move by move in Python) ran only with default_simulation: each playout one
+    # compiled call. Now its like-for-like figure uses uniform_playout, a Python loop.
+    real = measure.generic
+    used = []
+
+    def spy(state: Any, count: int, seed: int, *simulation: Any) -> measure.Timing:
+        used.append(simulation)
+        return real(state, count, seed, *simulation)
+
+    monkeypatch.setattr(measure, "generic", spy)
+    monkeypatch.setattr(measure, "openspiel_available", lambda: False)
+    game = GAMES["tictactoe"].quick()
+    row = _run._speed(game, game.positions[0], 1, lambda message: None)
+    assert set(used) == {(uniform_playout,), (default_simulation,)}
+    assert positive(row["engines"]["python"]["per_second"])
+    assert positive(row["engines"]["python_compiled_playouts"]["per_second"])
+
+
+def test_the_settings_and_tables_say_what_each_engine_does(report: dict[str, Any]) -> None:
+    text = report["markdown"]
+    assert "plays its playouts move by move in Python" in text
+    assert "| generic (Python playouts) | OpenSpiel Python | ratio |" in text
+    assert "| generic tree + compiled playouts | ratio |" in text
+    assert "generic (python)" not in text
+
+
 def test_without_openspiel_its_columns_are_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(measure, "openspiel_available", lambda: False)
     result = runner.invoke(
@@ -117,7 +153,7 @@ def test_without_openspiel_its_columns_are_skipped(monkeypatch: pytest.MonkeyPat
     assert "OpenSpiel is not installed" in result.stderr  # says why its columns are empty
     found = json.loads(result.stdout)
     for row in found["speed"]:
-        assert set(row["engines"]) == {"compiled", "python", "naive"}
+        assert set(row["engines"]) == {"compiled", "python", "python_compiled_playouts", "naive"}
         assert row["ratios"]["compiled_vs_openspiel_cpp"] is None
         assert positive(row["ratios"]["compiled_vs_naive"])
     missing = [g for g in goals(found) if g.met is None]
@@ -158,6 +194,51 @@ def test_goal_verdicts_follow_the_targets() -> None:
         "peak RSS growth vs memory budget": False,  # 11% over
         "2 workers vs 1 worker": True,  # >= 1.8x
     }
+
+
+def test_the_memory_note_names_each_games_default_playout() -> None:
+    # Before, it said "decisive playouts (random on Gomoku)"; Gomoku's default is "threats".
+    from mctslab.benchmark._report import tables
+
+    games = [_run._game_info(GAMES[key]) for key in ("tictactoe", "gomoku8")]
+    row = {
+        "title": "Gomoku 8x8",
+        "settings": "default",
+        "seconds": 2.0,
+        "budget_mb": 1.0,
+        "peak_rss_growth_mb": 0.9,
+        "ratio": 0.9,
+        "stopped_by": ["memory"],
+        "method": "VmHWM after clear_refs",
+    }
+    (memory, _) = tables({"options": {"repeats": 1}, "games": games, "memory": [row]})
+    assert "Tic-tac-toe decisive; Gomoku 8x8 threats, GRAVE;" in memory.note
+    assert "random on Gomoku" not in memory.note
+
+
+def test_memory_is_not_measured_where_the_peak_cannot_be_reset(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Before, the peak read without its reset was the start-up's (imports, compiling): it hid
+    # the tree, the growth came out near 0 under "getrusage peak", and the goal was met.
+    from mctslab.benchmark import _memory
+    from mctslab.benchmark._report import tables
+
+    monkeypatch.setattr(_memory, "_CLEAR_REFS", tmp_path / "missing" / "clear_refs")
+    monkeypatch.setattr(
+        _run,
+        "measure_memory",
+        lambda *args: _memory._peak_growth(*args),  # in this process, to see the patch
+    )
+    row = _run._memory(GAMES["tictactoe"].quick(), "plain", 0.5, 1, lambda message: None)
+    assert row["peak_rss_growth_mb"] is None and row["ratio"] is None
+    assert row["method"].startswith("not measured:")
+    (goal,) = goals({"memory": [row]})
+    assert goal.met is None and goal.measured == row["method"]
+    report = {"options": {"repeats": 1}, "games": [_run._game_info(GAMES["tictactoe"])]}
+    (memory, _) = tables({**report, "memory": [row]})
+    assert memory.rows == [("Tic-tac-toe", "plain", "1", "-", "-", ", ".join(row["stopped_by"]))]
+    assert f"growth of its peak RSS ({row['method']})" in memory.note
 
 
 def test_startup_times_a_cold_and_a_warm_run() -> None:
@@ -222,6 +303,31 @@ def test_an_empty_list_of_games_or_parts_is_refused(args: list[str], name: str) 
         Options(**{name: ()})
 
 
+@pytest.mark.parametrize(
+    ("args", "name", "got"),
+    [
+        (["--games", "tictactoe,tictactoe", "--parts", "speed"], "games",
+         "('tictactoe', 'tictactoe')"),
+        (["--games", "tictactoe", "--parts", "speed", "--parts", "speed"], "parts",
+         "('speed', 'speed')"),
+    ],
+)  # fmt: skip
+def test_a_game_or_part_named_twice_is_refused(args: list[str], name: str, got: str) -> None:
+    # Before, it was measured twice and reported twice.
+    result = runner.invoke(app, ["bench", "--quick", "--repeats", "1", *args])
+    assert result.exit_code == 2, result.output
+    message = f"The {name!r} parameter of the benchmark must be names each given once."
+    assert message in result.output and f"Got {got} instead." in result.output
+    with pytest.raises(ValueError, match=f"'{name}' parameter"):
+        Options(**{name: ("speed", "speed") if name == "parts" else ("gomoku8", "gomoku8")})
+
+
+def test_the_repeats_help_says_what_a_figure_is_made_of() -> None:
+    result = runner.invoke(app, ["bench", "--help"], env={"COLUMNS": "300"})
+    assert "the best of them in the profile" in result.output
+    assert "figures are medians" not in result.output
+
+
 def test_an_out_file_that_cannot_be_written_is_refused_before_the_run(tmp_path: Path) -> None:
     # Before, it was found after the run, whose results a traceback then lost.
     result = runner.invoke(
@@ -249,6 +355,32 @@ def test_markdown_file_is_written(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "simulations per second" in result.output  # the rich tables
     assert out.read_text().startswith("# mctslab benchmark results")
+
+
+def test_out_keeps_the_hand_written_part_of_an_existing_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, --out overwrote the whole file, and RESULTS.md's hand-written section with it.
+    from mctslab.cli import bench as bench_command
+
+    assert bench_command._HAND_WRITTEN == HAND_WRITTEN  # the help names the very heading
+    monkeypatch.setattr(_run, "cold_and_warm", lambda: (2.0, 1.0))
+    hand = f"{HAND_WRITTEN}\n\nWhy the goals are not met, by hand.\n"
+    kept, replaced = tmp_path / "kept.md", tmp_path / "replaced.md"
+    kept.write_text(f"# stale results\n\n| stale | table |\n\n{hand}")
+    replaced.write_text("# old results, nothing by hand\n")
+    for out in (kept, replaced):
+        result = runner.invoke(
+            app, ["bench", "--quick", "--games", "tictactoe", "--parts", "startup",
+                  "--out", str(out)],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+    text = kept.read_text()
+    assert text.startswith("# mctslab benchmark results") and "stale" not in text
+    assert text.endswith(f"|\n\n{hand}")  # after the last table
+    assert text.count(HAND_WRITTEN) == 1
+    assert "old results" not in replaced.read_text()
+    assert HAND_WRITTEN not in replaced.read_text()
 
 
 @pytest.mark.parametrize("terminal", [False, True])

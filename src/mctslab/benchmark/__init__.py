@@ -11,11 +11,19 @@ against the targets of the issue that asked for the compiled engine.
 """
 
 from mctslab.benchmark._games import GAMES, BenchGame, Counts, Position
-from mctslab.benchmark._report import Goal, goals, markdown, rich_tables
+from mctslab.benchmark._report import (
+    HAND_WRITTEN,
+    Goal,
+    goals,
+    markdown,
+    rich_tables,
+    with_hand_written,
+)
 from mctslab.benchmark._run import PARTS, Options, run
 
 __all__ = [
     "GAMES",
+    "HAND_WRITTEN",
     "PARTS",
     "BenchGame",
     "Counts",
@@ -26,4 +34,5 @@ __all__ = [
     "markdown",
     "rich_tables",
     "run",
+    "with_hand_written",
 ]

@@ -20,6 +20,7 @@ import numpy as np
 from mctslab._jit import new_rng
 from mctslab.benchmark._kernels import playouts, variant
 from mctslab.core.config import Budget, SearchConfig
+from mctslab.core.policies import Simulation
 from mctslab.core.search import MCTS
 from mctslab.fast import FastMCTS
 from mctslab.fast._loop import USED
@@ -78,9 +79,14 @@ def compiled(state: State, count: int, seed: int) -> tuple[Timing, TreeUsage]:
     return Timing(result.simulations, seconds), usage
 
 
-def generic(state: State, count: int, seed: int) -> Timing:
-    """The generic engine (pure Python over the State protocol, compiled playouts)."""
-    engine = MCTS(plain_config(seed))
+def generic(state: State, count: int, seed: int, simulation: Simulation) -> Timing:
+    """The generic engine: its tree in Python over the State protocol, playouts by ``simulation``.
+
+    ``uniform_playout`` plays each playout move by move in Python, as OpenSpiel's
+    Python bot does; ``default_simulation`` makes it one compiled call
+    (``State.random_playout``).
+    """
+    engine = MCTS(plain_config(seed), simulation=simulation)
     start = perf_counter()
     result = engine.search(state, Budget(iterations=count))
     return Timing(result.simulations, perf_counter() - start)

@@ -5,8 +5,9 @@ resident set. It loads the engine and runs a tiny search first (code, small
 buffers), then resets the kernel's peak-RSS mark (``5`` into
 ``/proc/self/clear_refs``, Linux >= 4.0) and reads ``VmHWM`` before and after
 the measured search: the growth is what that search added at its peak.
-Without that file (not Linux), it falls back to ``getrusage``'s peak, which
-can only under-report the growth.
+Where the mark cannot be reset (not Linux, or the file not writable), the
+growth is not measured (None): the peak would still be the start-up's
+(imports, compiling), which hides the tree.
 
 The search runs with the benchmark's plain settings (those of its peers) or
 with the engine's default ones, whose transposition table also grows with
@@ -19,7 +20,6 @@ the tree. A search that has not filled its budget after ``seconds`` stops
 from __future__ import annotations
 
 import json
-import resource
 import subprocess
 import sys
 from dataclasses import replace
@@ -31,6 +31,8 @@ _CLEAR_REFS = Path("/proc/self/clear_refs")
 _KIB = 1024.0
 #: The settings a memory measurement can search with.
 SETTINGS = ("plain", "default")
+#: The method of a measurement whose peak RSS could not be reset: none.
+NOT_RESET = f"not measured: {_CLEAR_REFS} could not be written to reset the peak RSS"
 
 
 def measure(
@@ -61,19 +63,18 @@ def _peak_growth(
     warm_up()
     state = GAMES[game].start()
     FastMCTS(replace(config, reuse_tree=False)).search(state, Budget(iterations=100))
-    reset = _reset_peak()
-    before = _peak_kib()
+    before = _peak_kib() if _reset_peak() else None
     result = FastMCTS(config).search(state, Budget(memory_mb=memory_mb, seconds=seconds))
-    growth_mb = (_peak_kib() - before) / _KIB
+    growth_mb = None if before is None else (_peak_kib() - before) / _KIB
     return {
         "settings": settings,
         "budget_mb": memory_mb,
         "peak_rss_growth_mb": growth_mb,
-        "ratio": growth_mb / memory_mb,
+        "ratio": None if growth_mb is None else growth_mb / memory_mb,
         "stopped_by": result.stopped_by,
         "nodes": result.nodes,
         "simulations": result.simulations,
-        "method": "VmHWM after clear_refs" if reset else "getrusage peak",
+        "method": NOT_RESET if before is None else "VmHWM after clear_refs",
     }
 
 
@@ -87,13 +88,11 @@ def _reset_peak() -> bool:
 
 
 def _peak_kib() -> float:
-    """The process's peak resident set size in KiB."""
-    if _STATUS.exists():
-        for line in _STATUS.read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return float(line.split()[1])
-    peak = float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-    return peak / _KIB if sys.platform == "darwin" else peak  # bytes on macOS, KiB elsewhere
+    """The process's peak resident set size in KiB (``VmHWM``)."""
+    for line in _STATUS.read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return float(line.split()[1])
+    raise RuntimeError(f"{_STATUS} has no VmHWM line")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from mctslab.benchmark._kernels import VARIANTS
 from mctslab.benchmark._memory import SETTINGS
 from mctslab.benchmark._memory import measure as measure_memory
 from mctslab.benchmark._startup import ANALYZE, cold_and_warm
+from mctslab.core.policies import default_simulation, uniform_playout
 from mctslab.fast import FastMCTS, warm_up
 
 #: What a run can measure (all by default).
@@ -64,6 +65,9 @@ class Options:
                 raise invalid(name, "the benchmark", f"one or more of {names}", chosen)
             for value in chosen:
                 check_choice(value, name, "the benchmark", choices)
+            # A name twice would measure twice and report it twice.
+            if len(set(chosen)) < len(chosen):
+                raise invalid(name, "the benchmark", "names each given once", chosen)
         check_int(self.repeats, "repeats", "the benchmark", low=1)
 
     def arguments(self) -> list[str]:
@@ -148,7 +152,17 @@ def _speed(game: BenchGame, position: Position, repeats: int, say: Log) -> dict[
 
     runs: dict[str, tuple[int, Callable[[int, int], measure.Timing]]] = {
         "compiled": (counts.compiled, compiled),
-        "python": (counts.python, lambda n, seed: measure.generic(state, n, seed)),
+        # Like OpenSpiel's Python bot, and as many simulations: each playout move by move
+        # in Python, some times slower than one compiled call.
+        "python": (
+            counts.openspiel_python,
+            lambda n, seed: measure.generic(state, n, seed, uniform_playout),
+        ),
+        # The same tree with each playout one compiled call (State.random_playout).
+        "python_compiled_playouts": (
+            counts.python,
+            lambda n, seed: measure.generic(state, n, seed, default_simulation),
+        ),
     }
     if measure.openspiel_available():
         runs["openspiel_cpp"] = (
@@ -181,6 +195,9 @@ def _speed(game: BenchGame, position: Position, repeats: int, say: Log) -> dict[
             "compiled_vs_openspiel_cpp": _ratio(timings, "compiled", "openspiel_cpp"),
             "compiled_vs_naive": _ratio(timings, "compiled", "naive"),
             "python_vs_openspiel_python": _ratio(timings, "python", "openspiel_python"),
+            "python_compiled_playouts_vs_openspiel_python": _ratio(
+                timings, "python_compiled_playouts", "openspiel_python"
+            ),
             "compiled_vs_raw": _ratio({**timings, "raw": raw}, "compiled", "raw"),
         },
         "tree": {
@@ -281,11 +298,11 @@ def _memory(
         "settings": settings,
         "seconds": seconds,
         "budget_mb": budget,
-        "peak_rss_growth_mb": statistics.median(r["peak_rss_growth_mb"] for r in runs),
-        "ratio": statistics.median(r["ratio"] for r in runs),
+        "peak_rss_growth_mb": _median_measured(runs, "peak_rss_growth_mb"),
+        "ratio": _median_measured(runs, "ratio"),
         "stopped_by": sorted({r["stopped_by"] for r in runs}),
         "nodes": statistics.median(r["nodes"] for r in runs),
-        "method": runs[0]["method"],
+        "method": ", ".join(sorted({r["method"] for r in runs})),
         "runs": runs,
     }
 
@@ -325,6 +342,12 @@ def _summary(timings: Sequence[measure.Timing]) -> dict[str, Any]:
     }
 
 
+def _median_measured(runs: list[dict[str, Any]], key: str) -> float | None:
+    """The median of ``key`` over ``runs``; None if a run could not measure it."""
+    values = [run[key] for run in runs]
+    return None if None in values else statistics.median(values)
+
+
 def _ratio(timings: dict[str, list[measure.Timing]], top: str, bottom: str) -> float | None:
     """Median over repeats of ``top``'s rate over ``bottom``'s; None if either is missing."""
     if top not in timings or bottom not in timings:
@@ -335,11 +358,14 @@ def _ratio(timings: dict[str, list[measure.Timing]], top: str, bottom: str) -> f
 
 
 def _game_info(game: BenchGame) -> dict[str, Any]:
+    kernel = game.start().kernel
     return {
         "game": game.key,
         "title": game.title,
         "registry": {"name": game.game, **game.params},
         "midgame": game.midgame,
+        # What the engine's default settings leave to the game (the memory part uses them).
+        "defaults": {"playout": kernel.preferred_playout, "rave": kernel.prefers_rave},
         "counts": {
             "compiled": game.counts.compiled,
             "openspiel_cpp": game.counts.openspiel,

@@ -16,6 +16,9 @@ from mctslab.cli import _options as opt
 
 _GAME_KEYS = "tictactoe, connect4, othello, gomoku15, gomoku8"
 _PART_NAMES = "speed, profile, workers, memory, startup"
+#: The heading of a results file's hand-written part (mctslab.benchmark.HAND_WRITTEN,
+#: which this command does not import before it runs; a test checks they agree).
+_HAND_WRITTEN = "## The goals not met, and what limits them"
 #: Wider than any table of the report, to measure its natural width.
 _UNBOUNDED = 10_000
 
@@ -25,7 +28,13 @@ def bench(
         list[str] | None,
         typer.Option(help=f"Games to measure, comma-separated or repeated: {_GAME_KEYS} (all)."),
     ] = None,
-    repeats: Annotated[int, typer.Option(help="Runs per figure; figures are medians.")] = 5,
+    repeats: Annotated[
+        int,
+        typer.Option(
+            help="Runs per figure: the median of them, the best of them in the profile "
+            "(--quick makes one start-up run whatever this says)."
+        ),
+    ] = 5,
     quick: Annotated[
         bool, typer.Option("--quick", help="Small counts: a smoke test, not a measurement.")
     ] = False,
@@ -35,13 +44,18 @@ def bench(
     ] = None,
     as_json: opt.Json = False,
     out: Annotated[
-        Path | None, typer.Option(help="Also write the results as Markdown to this file.")
+        Path | None,
+        typer.Option(
+            help="Also write the results as Markdown to this file. If it exists, its "
+            f"hand-written part, from the line '{_HAND_WRITTEN}' on, is kept after the "
+            "new results."
+        ),
     ] = None,
 ) -> None:
     """Measure the engines' speed against OpenSpiel and the naive baseline, and check the goals."""
     # Imported here: the benchmark loads OpenSpiel and compiles its own code, which
     # no other command should pay for.
-    from mctslab.benchmark import Options, markdown, rich_tables, run
+    from mctslab.benchmark import Options, markdown, rich_tables, run, with_hand_written
 
     try:
         options = Options(
@@ -67,7 +81,8 @@ def bench(
         report = run(options, opt.error_console.print)
     report["command"] = command
     if out is not None:
-        out.write_text(markdown(report, command))
+        previous = out.read_text() if out.exists() else ""
+        out.write_text(with_hand_written(markdown(report, command), previous))
     if as_json:
         print(json.dumps(report, indent=2))
     else:
