@@ -63,12 +63,14 @@ class StdinLines:
     of it are handled (NBoard's ``ping`` and Gomocup's ``END`` stop a search under way).
     """
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO | None) -> None:
         self._lines: queue.Queue[tuple[str, float] | None] = queue.Queue()
         self._lock = threading.Lock()
         self._hear: Callable[[str], None] | None = None
         #: Lines that arrived before a listener did: it is shown them when it comes.
         self._unheard: list[str] = []
+        #: What ended the reading, other than the input's end.
+        self._failure: Exception | None = None
         threading.Thread(
             target=self._read, args=(stream,), name="mctslab-stdin", daemon=True
         ).start()
@@ -82,23 +84,37 @@ class StdinLines:
             self._hear = hear
 
     def __iter__(self) -> Iterator[tuple[str, float]]:
+        """The lines, to the input's end; an error that ended the reading is raised here."""
         while (item := self._lines.get()) is not None:
             yield item
+        if self._failure is not None:
+            raise self._failure
 
-    def _read(self, stream: TextIO) -> None:
-        try:  # a CR alone ends a line too, as it arrives (see read_lines)
-            lines: Iterable[str] = read_lines(stream.fileno())
-        except (AttributeError, OSError, io.UnsupportedOperation):  # a test's text stream
-            lines = stream
-        for line in lines:
-            arrived = time.monotonic()
-            with self._lock:
-                if self._hear is None:
-                    self._unheard.append(line)
-                else:
-                    self._hear(line)
-            self._lines.put((line, arrived))
-        self._lines.put(None)
+    def _read(self, stream: TextIO | None) -> None:
+        try:
+            for line in _lines_of(stream):
+                arrived = time.monotonic()
+                with self._lock:
+                    if self._hear is None:
+                        self._unheard.append(line)
+                    else:
+                        self._hear(line)
+                self._lines.put((line, arrived))
+        except Exception as error:  # told to the server's loop, which would wait for ever
+            self._failure = error
+        finally:
+            self._lines.put(None)
+
+
+def _lines_of(stream: TextIO | None) -> Iterable[str]:
+    """The lines of ``stream``: none where there is no stdin (closed when the process began),
+    each as it arrives through :func:`read_lines` where it has a file descriptor."""
+    if stream is None:
+        return ()
+    try:  # a CR alone ends a line too, as it arrives
+        return read_lines(stream.fileno())
+    except (AttributeError, OSError, io.UnsupportedOperation):  # a test's text stream
+        return stream
 
 
 @dataclass(frozen=True)

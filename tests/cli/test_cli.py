@@ -237,7 +237,9 @@ def test_analyze_draws_a_compact_board_in_a_narrow_terminal(
         (["analyze", "chess"], "Unknown game 'chess'; choose numbers, countdown, gomoku,"),
         # A command names the games it plays (before: every game, numbers for play and gtp).
         (["play", "chess"], "Unknown game 'chess'; choose countdown, gomoku, othello,"),
-        (["gtp", "chess"], "Unknown game 'chess'; choose gomoku, othello, connect4, tictactoe."),
+        (["gtp", "chess"], "GTP is offered for the board games gomoku, othello, connect4,"),
+        # Before the game's options, which numbers has not (it said "--size: not an option").
+        (["gtp", "numbers", "--size", "9"], "GTP is offered for the board games gomoku,"),
         (["analyze", "gomoku", "--size", "40"], "The 'size' parameter of gomoku"),
         (["analyze", "gomoku", "--size", "3"], "must be an int in [5, 19]"),
         (["analyze", "gomoku", "--size", "7", "--k", "9"], "The 'k' parameter of gomoku"),

@@ -294,11 +294,18 @@ def test_a_moves_time_counts_from_when_its_command_arrived() -> None:
         assert MOVE.match(brain.handle(command, time.monotonic() - waited)[0])
     first, second = (budget.seconds for budget in engine.budgets)
     assert first is not None and whole - 1.5 < first <= whole - 1.0
-    assert second == MIN_SECONDS  # its time was up already: as fast as it can
+    # The TURN came before the move it answers (piped in with the rest): its clock ran from
+    # that move. Before, every move of a script searched 10 ms.
+    assert second is not None and whole - 0.5 < second <= whole
+    late = GomocupBrain(Thinker(engine))
+    talk(late, "START 9", "INFO timeout_turn 2000")
+    late.handle("BEGIN", time.monotonic() - 5.0)
+    assert engine.budgets[-1].seconds == MIN_SECONDS  # its time was up: as fast as it can
     # A BOARD's time counts from its DONE.
-    talk(brain, "RESTART")
+    board = GomocupBrain(Thinker(engine))
+    talk(board, "START 9", "INFO timeout_turn 2000")
     for line, waited in (("BOARD", 9.0), ("1,1,2", 9.0), ("DONE", 1.0)):
-        brain.handle(line, time.monotonic() - waited)
+        board.handle(line, time.monotonic() - waited)
     third = engine.budgets[-1].seconds
     assert third is not None and whole - 1.5 < third <= whole - 1.0
 

@@ -244,6 +244,8 @@ def test_boardsize_for_gomoku_and_the_fixed_boards() -> None:
     ]
     with pytest.raises(ValueError, match="GTP is offered for the board games"):
         GTPEngine(thinker(), "countdown")
+    with pytest.raises(ValueError, match=r"GTP is offered for the board games .*; got 'chess'"):
+        GTPEngine(thinker(), "chess")  # before: the registry's list of every game
     with pytest.raises(ValueError, match="GTP boards are square; this gomoku board is 9x7"):
         GTPEngine(thinker(), "gomoku", {"width": 9, "height": 7})
 
@@ -314,6 +316,20 @@ def test_a_moves_time_counts_from_when_genmove_arrived() -> None:
     talk(gtp, "genmove w", "genmove b")
     assert engine.budgets[-1].seconds is not None
     assert engine.budgets[-1].seconds <= allot(remaining=9.0, moves_left=moves_to_go(7))
+
+
+def test_commands_piped_in_at_once_count_from_the_move_before() -> None:
+    # A controller has a move no earlier than the engine made it: before, a script's later
+    # genmoves had spent their time waiting behind the earlier ones and searched 10 ms.
+    engine = RecordingEngine()
+    gtp = GTPEngine(Thinker(engine), "tictactoe", {})
+    talk(gtp, "time_settings 10 0 0")
+    sent = time.monotonic() - 2.0
+    for command in ("genmove b", "genmove w"):
+        assert gtp.handle(command, sent)[0].startswith("= ")
+    share = allot(remaining=10.0, moves_left=moves_to_go(8))
+    seconds = engine.budgets[-1].seconds
+    assert seconds is not None and share - 0.5 < seconds <= share
 
 
 # -- the client against scripted engines ------------------------------------------------

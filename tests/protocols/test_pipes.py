@@ -4,6 +4,7 @@ end when the client is done with them."""
 
 from __future__ import annotations
 
+import io
 import os
 import queue
 import re
@@ -19,14 +20,20 @@ from pathlib import Path
 
 import pytest
 
-from mctslab._stdio import read_lines
+from mctslab._stdio import StdinLines, protocol_stdio, read_lines
 from mctslab.arena import play_games
 from mctslab.core.config import Budget, SearchConfig
 from mctslab.games import make
 from mctslab.players import MCTSPlayer, Player, RandomPlayer
-from mctslab.protocols import GomocupEnginePlayer, GTPEnginePlayer, NBoardEnginePlayer, _process
+from mctslab.protocols import (
+    GomocupEnginePlayer,
+    GTPEnginePlayer,
+    NBoardEnginePlayer,
+    _process,
+    serve_stdio,
+)
 from mctslab.protocols._process import Deadline, program_name
-from mctslab.protocols._serve import MIN_SECONDS
+from mctslab.protocols._serve import MIN_SECONDS, serve
 from tests.protocols.helpers import exited_within, mctslab_command, play_game, scripted
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,6 +127,48 @@ def test_stdout_holds_protocol_lines_only(
     assert all(pattern.match(line) for line in lines), result.stdout
     # After the bad commands the engine still answered the last one.
     assert re.match(last, [line for line in lines if line][-1]), result.stdout
+
+
+class _Broken(io.StringIO):
+    def __iter__(self) -> Iterator[str]:
+        yield "name\n"
+        raise ValueError("the input broke")
+
+
+def test_a_reader_that_fails_ends_the_server_with_its_error() -> None:
+    # Before, the reading thread died and the server waited for a line for ever.
+    lines = StdinLines(_Broken())
+    with pytest.raises(ValueError, match="the input broke"):
+        assert [line for line, _ in lines] == ["name\n"]
+    # No stdin at all (closed as the process began) is an input at its end.
+    assert list(StdinLines(None)) == []
+
+
+def test_a_server_that_hears_no_line_has_none_kept_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before, the reader kept every line for a listener (GTP has none) for the process's life.
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a\nb\n"))
+
+    class Quiet:
+        finished = False
+
+        def handle(self, line: str, arrived: float | None = None) -> list[str]:
+            return []
+
+    with protocol_stdio() as stdio:
+        serve_stdio(Quiet())
+        assert stdio.lines._unheard == []
+
+
+def test_serve_feeds_plain_lines_to_a_server_that_takes_the_line_alone() -> None:
+    class Echo:
+        finished = False
+
+        def handle(self, line: str) -> list[str]:
+            return [line.upper()]
+
+    written: list[str] = []
+    serve(Echo(), ["a", "b"], written.append)  # type: ignore[arg-type]
+    assert written == ["A", "B"]
 
 
 def test_stray_output_is_sent_to_stderr() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mctslab.cli import _options as opt
 from mctslab.cli import _protocol
 from mctslab.protocols import GTPEngine
-from mctslab.protocols.gtp import GAMES, check_playable
+from mctslab.protocols.gtp import check_offered, check_playable
 
 
 def gtp(
@@ -26,8 +26,9 @@ def gtp(
     Colours: black is the first player. Vertices: gomoku letters skip I as in Go;
     othello uses its own coordinates (F5); connect4 names the cell the disc lands on (D1).
     """
-    start = opt.new_state(game, size=size, width=width, height=height, k=k, offered=GAMES)
     try:
+        check_offered(game)  # before the game's options, which may not be a GTP game's
+        start = opt.new_state(game, size=size, width=width, height=height, k=k)
         check_playable(start)
     except ValueError as error:
         opt.fail(str(error))

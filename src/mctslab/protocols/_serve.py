@@ -78,7 +78,9 @@ def serve(
     ``server`` and ``write`` every reply line, until it has finished."""
     for item in lines:
         line, arrived = (item, None) if isinstance(item, str) else item
-        for reply in server.handle(line, arrived):
+        # A server of one's own may take the line alone, where no arrival is known.
+        replies = server.handle(line) if arrived is None else server.handle(line, arrived)
+        for reply in replies:
             write(reply)
         if server.finished:
             return
@@ -90,10 +92,13 @@ def serve_stdio(server: LineServer) -> None:
     shown each line the moment it arrives: NBoard's ``ping`` and Gomocup's ``END`` must stop a
     search under way, while lines are otherwise handled one after the other."""
     with protocol_stdio() as stdio:
-        hear: Callable[[str], None] | None = getattr(server, "hear", None)
-        if hear is not None:
-            stdio.lines.listen(hear)
+        # Without a listener the reader would keep every line it passes on.
+        stdio.lines.listen(getattr(server, "hear", _pass_over))
         serve(server, stdio.lines, stdio.write)
+
+
+def _pass_over(line: str) -> None:
+    """A listener for a server that stops no search on a line's arrival."""
 
 
 def failure_message(error: Exception, log: Log) -> str:
@@ -164,6 +169,8 @@ class Thinker:
         self.seconds = seconds
         self.memory_mb = memory_mb
         Budget(iterations=iterations, seconds=seconds, memory_mb=memory_mb)  # checks them
+        #: When the last search ended: the controller had its move no earlier.
+        self._moved_at: float | None = None
 
     @property
     def workers(self) -> int:
@@ -196,11 +203,21 @@ class Thinker:
         stop: threading.Event | None = None,
     ) -> SearchResult:
         """Search ``state`` for the clock's ``allotted`` seconds (see :meth:`budget`), counted
-        from ``arrived`` when given: the ``time.monotonic()`` when the command arrived, from
-        which the controller counts (at least :data:`MIN_SECONDS` are searched)."""
+        from :meth:`clock_start` (at least :data:`MIN_SECONDS` are searched)."""
         if allotted is not None and arrived is not None:
-            allotted = max(MIN_SECONDS, allotted - (time.monotonic() - arrived))
-        return self.engine.search(state, self.budget(allotted, iterations), stop=stop)
+            allotted = max(MIN_SECONDS, allotted - (time.monotonic() - self.clock_start(arrived)))
+        try:
+            return self.engine.search(state, self.budget(allotted, iterations), stop=stop)
+        finally:
+            self._moved_at = time.monotonic()
+
+    def clock_start(self, arrived: float | None) -> float:
+        """When the controller's clock for a move began: when its command ``arrived`` (the
+        ``time.monotonic()`` then; None: now), but not before the last search ended, as the
+        controller had the last move no earlier (commands piped in all at once arrive long
+        before their turn)."""
+        began = time.monotonic() if arrived is None else arrived
+        return began if self._moved_at is None else max(began, self._moved_at)
 
     def advance(self, move: int) -> None:
         """Keep the subtree of ``move``; a tree that does not hold the move is dropped."""

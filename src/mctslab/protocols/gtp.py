@@ -154,12 +154,15 @@ def _grid_move(state: State, text: str, cleaned: str) -> int:
     return (height - number) * width + column
 
 
+def check_offered(game: str) -> None:
+    """Raise ValueError unless GTP is offered for ``game`` (a name)."""
+    if game not in GAMES:
+        raise ValueError(f"GTP is offered for the board games {', '.join(GAMES)}; got {game!r}.")
+
+
 def check_playable(state: State) -> None:
     """Raise ValueError unless a GTP engine can play the game of ``state``."""
-    if state.spec.name not in GAMES:
-        raise ValueError(
-            f"GTP is offered for the board games {', '.join(GAMES)}; got {state.spec.name!r}."
-        )
+    check_offered(state.spec.name)
     height, width = _shape(state)
     if state.spec.name == "gomoku" and width != height:
         raise ValueError(f"GTP boards are square; this gomoku board is {width}x{height}.")
@@ -201,6 +204,7 @@ class GTPEngine:
         self._log = log
         self._game = game
         self._params = dict(params or {})
+        check_offered(game)
         self._start = make(game, **self._params)
         check_playable(self._start)
         self._state = self._start.clone()
@@ -323,7 +327,7 @@ class GTPEngine:
             raise _Failure("syntax error: genmove takes a colour")
         player = _color(args[0])
         state, turn = self._ready_for(player, "cannot move")
-        began = time.monotonic() if self._arrived is None else self._arrived
+        began = self.thinker.clock_start(self._arrived)
         result = self.thinker.search(state, self._allotted(player), arrived=self._arrived)
         self._spend(player, time.monotonic() - began)
         vertex = to_vertex(state, result.best_move)  # before the move: Connect Four's row
