@@ -838,7 +838,7 @@ def test_a_gtp_engine_is_told_its_time_and_loses_the_game_past_it(tmp_path: Path
     games = _games_against_random(f"engine:seconds=1,gtp={engine}", 1, tmp_path)
     assert games[0]["players"][0]["spec"] == f"engine:seconds=1,gtp={engine}"
     assert games[0]["reason"].startswith("A lost on time: The GTP engine")
-    assert "within 3.0 s" in games[0]["reason"] and games[0]["score"] == 0.0
+    assert "within 3 s." in games[0]["reason"] and games[0]["score"] == 0.0
 
 
 @pytest.mark.parametrize("player", ["mcts:seconds=0.3", "mcts:seconds=0.3,workers=2"])
