@@ -307,6 +307,31 @@ def test_a_tab_whose_game_is_closed_says_so_and_starts_none_by_itself(
     page.close()
 
 
+def test_a_new_game_of_the_tabs_own_never_shows_its_old_game_closed(
+    server: str, browser: Any
+) -> None:
+    # The old game is deleted as the new one is made, and its stream says "closed" before
+    # the new game's answer comes: before, the page showed "no longer on the server" meanwhile.
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(server)
+    page.wait_for_selector("#status[data-state=your-turn]")
+    page.evaluate(
+        """() => {
+          const status = document.querySelector('#status');
+          window.states = [];
+          new MutationObserver(() => window.states.push(status.dataset.state))
+            .observe(status, {attributes: true, attributeFilter: ['data-state']});
+        }"""
+    )
+    old = page.evaluate("sessionStorage.getItem('mctslab.game')")
+    page.click("#new-game")
+    page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
+    page.wait_for_selector("#status[data-state=your-turn]")
+    page.wait_for_timeout(300)
+    assert "closed" not in page.evaluate("window.states")
+    page.close()
+
+
 def test_othello_marks_the_legal_moves_and_says_when_to_pass(server: str, browser: Any) -> None:
     page = _page_on_game(browser, server, game="othello", simulations=50)
     # No hover on a touch screen: Black's four opening moves are marked.

@@ -224,6 +224,7 @@ let live = null; // the latest progress message of the running search
 let socket = null;
 let aiAsked = null;
 let pending = false; // a request the person made is on its way to the server
+let replacing = null; // the id of this tab's game that its new game is replacing
 
 function t(key, vars = {}) {
   const text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
@@ -341,6 +342,8 @@ function connect(id) {
       live = message;
       renderBoard();
       renderAnalysis();
+    } else if (message.type === "closed" && message.reason === "deleted" && id === replacing) {
+      ws.onclose = null; // this tab's own new game replaces it: the new one is on its way
     } else if (message.type === "error" || message.type === "closed") {
       // The game is gone (deleted by another tab sharing this one's storage, closed to make
       // room, or the server restarted): this socket's end is expected, not a lost connection.
@@ -481,6 +484,8 @@ function formRequest() {
 function newGame(request = formRequest(), notice = "") {
   return exclusive(async () => {
     showMessage(notice);
+    // The old game is deleted only once the new one's request is found good.
+    replacing = game ? game.id : null;
     try {
       const snapshot = await api("POST", "/api/games", game ? { ...request, replace: game.id } : request);
       game = null;
@@ -489,6 +494,8 @@ function newGame(request = formRequest(), notice = "") {
       fillForm(snapshot.settings);
     } catch (error) {
       showMessage(error.message);
+    } finally {
+      replacing = null;
     }
   });
 }
