@@ -174,6 +174,38 @@ def test_dump_checks_its_input() -> None:
         dump_record(state, [], tags={"two words": "x"})
     with pytest.raises(ValueError, match="one line"):
         dump_record(state, [], tags={"Note": "a\nb"})
+    # "$" matched before a trailing newline, so this name was written and broke the record.
+    with pytest.raises(ValueError, match="tag name"):
+        dump_record(state, [], tags={"Black\n": "x"})
+
+
+#: Every character at which str.splitlines(), and so load_record, breaks a line.
+LINE_BREAKS = [
+    "\n",
+    "\r",
+    "\r\n",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x1d",
+    "\x1e",
+    "\x85",
+    "\u2028",
+    "\u2029",
+]
+
+
+@pytest.mark.parametrize("brk", LINE_BREAKS, ids=repr)
+def test_a_tag_value_with_any_line_break_is_refused(brk: str) -> None:
+    # Before, only \n and \r were refused: a record was written that load_record refused.
+    assert f"a{brk}b".splitlines() == ["a", "b"]
+    with pytest.raises(ValueError, match="must be one line"):
+        dump_record(make("tictactoe"), [], tags={"Event": f"a{brk}b"})
+
+
+def test_tag_values_without_line_breaks_round_trip() -> None:
+    tags = {"Event": 'tab\there, "quoted" \\ and \x1f', "Empty": ""}
+    assert load_record(dump_record(make("tictactoe"), [], tags=tags)).tags == tags
 
 
 def test_parse_moves_leaves_the_state_alone() -> None:

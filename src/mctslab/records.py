@@ -69,7 +69,7 @@ _COMPACT: dict[str, re.Pattern[str]] = {
 #: A tag: ``[Name "value"]``, the value's quote and backslash escaped.
 _TAG_TEXT = r'\[\s*([A-Za-z]\w*)\s+"((?:[^"\\]|\\.)*)"\s*\]'
 _TAG = re.compile(f"^{_TAG_TEXT}$")
-_TAG_NAME = re.compile(r"^[A-Za-z]\w*$")
+_TAG_NAME = re.compile(r"[A-Za-z]\w*")
 _INT = re.compile(r"^[+-]?[0-9]+$")
 #: Move lines are wrapped to stay about this wide.
 _LINE_WIDTH = 72
@@ -121,11 +121,13 @@ def dump_record(
             raise ValueError(f"move {number} of the record: {error}") from None
     lines = [" ".join([game, *(f"{key}={_format_value(value)}" for key, value in params.items())])]
     for name, value in (tags or {}).items():
-        if not _TAG_NAME.match(name):
+        if not _TAG_NAME.fullmatch(name):
             raise ValueError(
                 f"A record tag name must be a letter then letters, digits or '_'. Got {name!r}."
             )
-        if "\n" in value or "\r" in value:
+        # The reader splits lines with str.splitlines(), which breaks at more than \n and \r
+        # (\x0b, \x0c, \x1c-\x1e, \x85, \u2028, \u2029): it drops exactly those characters.
+        if "".join(value.splitlines()) != value:
             raise ValueError(f"A record tag value must be one line. Got {value!r} for {name}.")
         escaped = value.replace("\\", "\\\\").replace('"', '\\"')
         lines.append(f'[{name} "{escaped}"]')
