@@ -8,7 +8,14 @@ import pytest
 
 from mctslab.games import State, available_games, make
 from mctslab.games.othello import PASS, OthelloState
-from mctslab.records import RecordError, dump_record, load_record, parse_moves, result_tag
+from mctslab.records import (
+    RecordError,
+    dump_record,
+    load_record,
+    parse_moves,
+    player_tags,
+    result_tag,
+)
 from tests.conftest import load_data
 
 OTHELLO = load_data("othello.json")
@@ -223,3 +230,11 @@ def test_result_tags() -> None:
     o_wins = load_record("tictactoe\nb2 a1 c3 b1 a3 c1\n").final
     assert [result_tag(s) for s in (draw, x_wins, o_wins)] == ["1/2-1/2", "1-0", "0-1"]
     assert result_tag(make("connect4")) == "*"
+
+
+def test_player_tags_are_one_line() -> None:
+    # A GTP engine may name itself in several lines: before, such a tag broke dump_record.
+    names = ["you", "gtp:My  Engine\n2.0\u2028beta "]
+    tags = player_tags(make("tictactoe"), names)
+    assert tags == {"X": "you", "O": "gtp:My Engine 2.0 beta"}
+    assert load_record(dump_record(make("tictactoe"), [], tags=tags)).tags == tags

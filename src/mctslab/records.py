@@ -217,10 +217,15 @@ def parse_moves(state: State, text: str) -> list[int]:
 def player_tags(state: State, players: Iterable[str]) -> dict[str, str]:
     """Tags naming who played each side, keyed by the game's player names (letters kept).
 
-    ``players`` lists them by player index: "you", or an engine's name.
+    ``players`` lists them by player index: "you", or an engine's name, made one line
+    (a GTP engine may name itself in several): runs of whitespace, line breaks
+    included, become one space.
     """
     names = state.spec.player_names
-    return {re.sub(r"\W", "", name): who for name, who in zip(names, players, strict=True)}
+    return {
+        re.sub(r"\W", "", name): " ".join(who.split())
+        for name, who in zip(names, players, strict=True)
+    }
 
 
 def result_tag(state: State) -> str:

@@ -119,8 +119,9 @@ def play(
             with noticing_ctrl_c() as interrupted:
                 session.run(interrupted)
         finally:
-            if save is not None:
-                _records.write(save, initial, session.moves, session.tags())
+            refused = None if save is None else _records.save(save, *session.record())
+            if refused is not None:
+                opt.fail(refused)
 
 
 def _opponent(spec: str | None, seed: int | None, state: State) -> Player | None:
@@ -277,12 +278,14 @@ class _Game:
             for move in self.moves:
                 self.opponent.observe(move)
 
-    def tags(self) -> dict[str, str]:
-        """Record tags: a loaded record's, then who played each side (by the game's player
-        names) and the result, which replace the loaded record's own."""
+    def record(self) -> tuple[State, list[int], dict[str, str]]:
+        """What a record of the game holds: its first position, every move since, and the
+        tags: a loaded record's, then who played each side (by the game's player names) and
+        the result, which replace the loaded record's own."""
         players = ["you" if player == self.human else self._ai_name(player) for player in (0, 1)]
         result = result_tag(self.state) if self.resigned is None else ("0-1", "1-0")[self.resigned]
-        return {**self.loaded_tags, **player_tags(self.state, players), "Result": result}
+        tags = {**self.loaded_tags, **player_tags(self.state, players), "Result": result}
+        return self.initial, self.moves, tags
 
     def _show(self) -> None:
         # Read at each move, so a terminal made narrower mid-game gets a board that fits.
@@ -384,16 +387,9 @@ class _Game:
     def _save(self, path: Path | None) -> None:
         """The game so far to ``path``: by default --save's, else mctslab-GAME.txt here."""
         path = path or self.save_path or Path(f"mctslab-{self.state.spec.name}.txt")
-        refused = _records.not_a_record(path)
-        try:
-            if refused is None:
-                _records.save(path, self.initial, self.moves, self.tags())
-        except OSError as error:
-            refused = _records.cannot_write(path, error)
+        refused = _records.save(path, *self.record())
         if refused is not None:  # the game goes on; the person may name another file
             opt.console.print(Text(refused, style="red"), soft_wrap=True)
-            return
-        opt.console.print(f"Game record saved to {path}.", soft_wrap=True)
 
     def _asks_person(self, state: State) -> bool:
         """Whether the person is asked for a move in ``state`` (a forced pass is played)."""
