@@ -25,6 +25,7 @@ STARTS = [
     *((name, {}) for name in available_games()),
     ("gomoku", {"width": 9, "height": 7, "k": 4}),
     ("numbers", {"turns": 5, "moves": (1, -4, 7), "goal": 3}),
+    ("numbers", {"moves": (5,)}),  # written "moves=5", it read back as an int
     ("countdown", {"start": 9}),
 ]
 
@@ -57,6 +58,19 @@ def test_every_game_round_trips(game: str, params: dict[str, object], seed: int)
         assert dict(record.tags) == tags
         # Writing the loaded record again gives the same text.
         assert dump_record(record.start, record.moves, tags=record.tags) == text
+
+
+def test_a_list_of_one_is_written_with_a_trailing_comma() -> None:
+    assert dump_record(make("numbers", moves=(5,)), []).split()[2] == "moves=5,"
+    # Hand-written lists may end in a comma too; lists without one read as before.
+    for header, moves in [
+        ("numbers moves=2,-2,", (2, -2)),
+        ("numbers moves=2,-2,3,-3", (2, -2, 3, -3)),
+        ("numbers moves=7,", (7,)),
+    ]:
+        assert load_record(header).start.spec.params["moves"] == moves
+    with pytest.raises(RecordError, match="'moves' parameter"):
+        load_record("numbers moves=,")
 
 
 def test_formats_per_game() -> None:

@@ -12,10 +12,10 @@ moves from the game's start position (``docs/records.md`` describes it in full):
 
 The first line that is not blank or a comment is the header: the game's name,
 then its parameters as ``key=value`` (values without spaces; a list is
-comma-separated, e.g. ``moves=2,-2,3,-3``). Any later line that starts with
-``[`` is a tag ``[Name "value"]`` (free metadata, kept in order; ``\\"`` and
-``\\\\`` escape a quote and a backslash). Every other line holds moves, in the
-game's own notation:
+comma-separated, e.g. ``moves=2,-2,3,-3``, a list of one ending in a comma,
+``moves=5,``). Any later line that starts with ``[`` is a tag ``[Name "value"]``
+(free metadata, kept in order; ``\\"`` and ``\\\\`` escape a quote and a
+backslash). Every other line holds moves, in the game's own notation:
 
 - Othello is a transcript without spaces, ``f5d6c3d3c4``; a pass is ``PA``
   (``pass`` and any case are read too), and a pass that is forced may be left
@@ -272,11 +272,12 @@ def _start_position(line_number: int, line: str) -> State:
 
 
 def _parse_value(text: str) -> Any:
-    """An int, a tuple of ints (comma-separated), or the text itself."""
+    """An int, a tuple of ints (comma-separated; a trailing comma is allowed, so that one
+    int with one, ``5,``, is a tuple of one), or the text itself."""
     if _INT.match(text):
         return int(text)
-    parts = text.split(",")
-    if len(parts) > 1 and all(_INT.match(part) for part in parts):
+    parts = text.removesuffix(",").split(",")
+    if "," in text and all(_INT.match(part) for part in parts):
         return tuple(int(part) for part in parts)
     return text
 
@@ -365,5 +366,6 @@ def _wrap(notation: list[str], separator: str) -> list[str]:
 
 def _format_value(value: Any) -> str:
     if isinstance(value, tuple | list):
-        return ",".join(str(item) for item in value)
+        # One item is written "5,": "5" would read back as an int.
+        return ",".join(str(item) for item in value) + ("," if len(value) == 1 else "")
     return str(value)
