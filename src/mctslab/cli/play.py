@@ -205,6 +205,9 @@ class _Game:
         self.ai_moves = 0
         #: The side whose external engine resigned, which ends the game.
         self.resigned: int | None = None
+        #: The sides that moved (or resigned) in this session: a loaded record keeps the
+        #: names of those that did not.
+        self.took_part: set[int] = set()
         #: Whether Ctrl-C was pressed: run() is given the flag.
         self.interrupted: Callable[[], bool] = lambda: False
 
@@ -248,6 +251,7 @@ class _Game:
                 move = self._think()
                 if move is None:
                     break
+            self.took_part.add(self.state.current_player)
             self.state.apply(move)
             self.moves.append(move)
             self.ai.observe(move)
@@ -281,11 +285,16 @@ class _Game:
     def record(self) -> tuple[State, list[int], dict[str, str]]:
         """What a record of the game holds: its first position, every move since, and the
         tags: a loaded record's, then who played each side (by the game's player names) and
-        the result, which replace the loaded record's own."""
+        the result, which replace the loaded record's own; a side that took no part in this
+        session keeps the loaded record's name for it."""
         players = ["you" if player == self.human else self._ai_name(player) for player in (0, 1)]
         result = result_tag(self.state) if self.resigned is None else ("0-1", "1-0")[self.resigned]
-        tags = {**self.loaded_tags, **player_tags(self.state, players), "Result": result}
-        return self.initial, self.moves, tags
+        sides = player_tags(self.state, players)
+        took_part = self.took_part | ({self.resigned} if self.resigned is not None else set())
+        for side, key in enumerate(list(sides)):
+            if side not in took_part and key in self.loaded_tags:
+                sides[key] = self.loaded_tags[key]
+        return self.initial, self.moves, {**self.loaded_tags, **sides, "Result": result}
 
     def _show(self) -> None:
         # Read at each move, so a terminal made narrower mid-game gets a board that fits.
