@@ -20,6 +20,7 @@ from mctslab.core.result import SearchResult
 from mctslab.games import State
 from mctslab.games._base import first_line
 from mctslab.players.base import Player
+from mctslab.players.human import QUIT_WORDS
 from mctslab.players.mcts import MCTSPlayer
 from mctslab.protocols import EngineResignedError
 from mctslab.records import must_pass, player_tags, result_tag
@@ -352,7 +353,7 @@ class _Game:
                 return None
             command, _, argument = text.partition(" ")
             command = command.lower()
-            if command in {"quit", "exit", "q"}:
+            if command in QUIT_WORDS:
                 return None
             if command == "resign":
                 opt.console.print("You resign.")
