@@ -8,7 +8,14 @@ import pytest
 
 from mctslab.games import State, available_games, make
 from mctslab.games.othello import PASS, OthelloState
-from mctslab.records import RecordError, dump_record, load_record, parse_moves, result_tag
+from mctslab.records import (
+    RecordError,
+    dump_record,
+    load_record,
+    parse_moves,
+    player_tags,
+    result_tag,
+)
 from tests.conftest import load_data
 
 OTHELLO = load_data("othello.json")
@@ -18,6 +25,7 @@ STARTS = [
     *((name, {}) for name in available_games()),
     ("gomoku", {"width": 9, "height": 7, "k": 4}),
     ("numbers", {"turns": 5, "moves": (1, -4, 7), "goal": 3}),
+    ("numbers", {"moves": (5,)}),  # written "moves=5", it read back as an int
     ("countdown", {"start": 9}),
 ]
 
@@ -50,6 +58,19 @@ def test_every_game_round_trips(game: str, params: dict[str, object], seed: int)
         assert dict(record.tags) == tags
         # Writing the loaded record again gives the same text.
         assert dump_record(record.start, record.moves, tags=record.tags) == text
+
+
+def test_a_list_of_one_is_written_with_a_trailing_comma() -> None:
+    assert dump_record(make("numbers", moves=(5,)), []).split()[2] == "moves=5,"
+    # Hand-written lists may end in a comma too; lists without one read as before.
+    for header, moves in [
+        ("numbers moves=2,-2,", (2, -2)),
+        ("numbers moves=2,-2,3,-3", (2, -2, 3, -3)),
+        ("numbers moves=7,", (7,)),
+    ]:
+        assert load_record(header).start.spec.params["moves"] == moves
+    with pytest.raises(RecordError, match="'moves' parameter"):
+        load_record("numbers moves=,")
 
 
 def test_formats_per_game() -> None:
@@ -174,6 +195,38 @@ def test_dump_checks_its_input() -> None:
         dump_record(state, [], tags={"two words": "x"})
     with pytest.raises(ValueError, match="one line"):
         dump_record(state, [], tags={"Note": "a\nb"})
+    # "$" matched before a trailing newline, so this name was written and broke the record.
+    with pytest.raises(ValueError, match="tag name"):
+        dump_record(state, [], tags={"Black\n": "x"})
+
+
+#: Every character at which str.splitlines(), and so load_record, breaks a line.
+LINE_BREAKS = [
+    "\n",
+    "\r",
+    "\r\n",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x1d",
+    "\x1e",
+    "\x85",
+    "\u2028",
+    "\u2029",
+]
+
+
+@pytest.mark.parametrize("brk", LINE_BREAKS, ids=repr)
+def test_a_tag_value_with_any_line_break_is_refused(brk: str) -> None:
+    # Before, only \n and \r were refused: a record was written that load_record refused.
+    assert f"a{brk}b".splitlines() == ["a", "b"]
+    with pytest.raises(ValueError, match="must be one line"):
+        dump_record(make("tictactoe"), [], tags={"Event": f"a{brk}b"})
+
+
+def test_tag_values_without_line_breaks_round_trip() -> None:
+    tags = {"Event": 'tab\there, "quoted" \\ and \x1f', "Empty": ""}
+    assert load_record(dump_record(make("tictactoe"), [], tags=tags)).tags == tags
 
 
 def test_parse_moves_leaves_the_state_alone() -> None:
@@ -191,3 +244,11 @@ def test_result_tags() -> None:
     o_wins = load_record("tictactoe\nb2 a1 c3 b1 a3 c1\n").final
     assert [result_tag(s) for s in (draw, x_wins, o_wins)] == ["1/2-1/2", "1-0", "0-1"]
     assert result_tag(make("connect4")) == "*"
+
+
+def test_player_tags_are_one_line() -> None:
+    # A GTP engine may name itself in several lines: before, such a tag broke dump_record.
+    names = ["you", "gtp:My  Engine\n2.0\u2028beta "]
+    tags = player_tags(make("tictactoe"), names)
+    assert tags == {"X": "you", "O": "gtp:My Engine 2.0 beta"}
+    assert load_record(dump_record(make("tictactoe"), [], tags=tags)).tags == tags

@@ -12,10 +12,10 @@ moves from the game's start position (``docs/records.md`` describes it in full):
 
 The first line that is not blank or a comment is the header: the game's name,
 then its parameters as ``key=value`` (values without spaces; a list is
-comma-separated, e.g. ``moves=2,-2,3,-3``). Any later line that starts with
-``[`` is a tag ``[Name "value"]`` (free metadata, kept in order; ``\\"`` and
-``\\\\`` escape a quote and a backslash). Every other line holds moves, in the
-game's own notation:
+comma-separated, e.g. ``moves=2,-2,3,-3``, a list of one ending in a comma,
+``moves=5,``). Any later line that starts with ``[`` is a tag ``[Name "value"]``
+(free metadata, kept in order; ``\\"`` and ``\\\\`` escape a quote and a
+backslash). Every other line holds moves, in the game's own notation:
 
 - Othello is a transcript without spaces, ``f5d6c3d3c4``; a pass is ``PA``
   (``pass`` and any case are read too), and a pass that is forced may be left
@@ -69,7 +69,7 @@ _COMPACT: dict[str, re.Pattern[str]] = {
 #: A tag: ``[Name "value"]``, the value's quote and backslash escaped.
 _TAG_TEXT = r'\[\s*([A-Za-z]\w*)\s+"((?:[^"\\]|\\.)*)"\s*\]'
 _TAG = re.compile(f"^{_TAG_TEXT}$")
-_TAG_NAME = re.compile(r"^[A-Za-z]\w*$")
+_TAG_NAME = re.compile(r"[A-Za-z]\w*")
 _INT = re.compile(r"^[+-]?[0-9]+$")
 #: Move lines are wrapped to stay about this wide.
 _LINE_WIDTH = 72
@@ -121,11 +121,13 @@ def dump_record(
             raise ValueError(f"move {number} of the record: {error}") from None
     lines = [" ".join([game, *(f"{key}={_format_value(value)}" for key, value in params.items())])]
     for name, value in (tags or {}).items():
-        if not _TAG_NAME.match(name):
+        if not _TAG_NAME.fullmatch(name):
             raise ValueError(
                 f"A record tag name must be a letter then letters, digits or '_'. Got {name!r}."
             )
-        if "\n" in value or "\r" in value:
+        # The reader splits lines with str.splitlines(), which breaks at more than \n and \r
+        # (\x0b, \x0c, \x1c-\x1e, \x85, \u2028, \u2029): it drops exactly those characters.
+        if "".join(value.splitlines()) != value:
             raise ValueError(f"A record tag value must be one line. Got {value!r} for {name}.")
         escaped = value.replace("\\", "\\\\").replace('"', '\\"')
         lines.append(f'[{name} "{escaped}"]')
@@ -215,10 +217,15 @@ def parse_moves(state: State, text: str) -> list[int]:
 def player_tags(state: State, players: Iterable[str]) -> dict[str, str]:
     """Tags naming who played each side, keyed by the game's player names (letters kept).
 
-    ``players`` lists them by player index: "you", or an engine's name.
+    ``players`` lists them by player index: "you", or an engine's name, made one line
+    (a GTP engine may name itself in several): runs of whitespace, line breaks
+    included, become one space.
     """
     names = state.spec.player_names
-    return {re.sub(r"\W", "", name): who for name, who in zip(names, players, strict=True)}
+    return {
+        re.sub(r"\W", "", name): " ".join(who.split())
+        for name, who in zip(names, players, strict=True)
+    }
 
 
 def result_tag(state: State) -> str:
@@ -265,11 +272,12 @@ def _start_position(line_number: int, line: str) -> State:
 
 
 def _parse_value(text: str) -> Any:
-    """An int, a tuple of ints (comma-separated), or the text itself."""
+    """An int, a tuple of ints (comma-separated; a trailing comma is allowed, so that one
+    int with one, ``5,``, is a tuple of one), or the text itself."""
     if _INT.match(text):
         return int(text)
-    parts = text.split(",")
-    if len(parts) > 1 and all(_INT.match(part) for part in parts):
+    parts = text.removesuffix(",").split(",")
+    if "," in text and all(_INT.match(part) for part in parts):
         return tuple(int(part) for part in parts)
     return text
 
@@ -358,5 +366,6 @@ def _wrap(notation: list[str], separator: str) -> list[str]:
 
 def _format_value(value: Any) -> str:
     if isinstance(value, tuple | list):
-        return ",".join(str(item) for item in value)
+        # One item is written "5,": "5" would read back as an int.
+        return ",".join(str(item) for item in value) + ("," if len(value) == 1 else "")
     return str(value)

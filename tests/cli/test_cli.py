@@ -25,7 +25,7 @@ import typer.main
 from typer.testing import CliRunner
 
 from mctslab.cli import _options as opt
-from mctslab.cli import main
+from mctslab.cli import _records, main
 from mctslab.cli._app import app
 from mctslab.cli._thinking import Thinking
 from mctslab.core.config import Budget
@@ -905,6 +905,42 @@ def test_an_engine_that_resigns_loses_the_game(tmp_path: Path) -> None:
     assert "resigns." in output and "Result: X wins (O resigned) after 1 move." in output
     assert "to move" not in output.split("resigns.")[1]  # the game is over
     assert '[Result "1-0"]' in save.read_text()
+
+
+def test_an_engine_named_in_two_lines_is_saved_under_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, the name's line break reached the record's tag: the in-game save and the save
+    # at the end both crashed with a ValueError traceback, and nothing was saved.
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
+    gtp = shlex.join(
+        scripted(
+            ("(\\d+) name", [r"=\1 Two  Line", "Engine", ""]),
+            ("(\\d+) .*", [r"=\1", ""]),
+        )
+    )
+    mid, end = tmp_path / "mid.txt", tmp_path / "end.txt"
+    code, output = run(
+        "play", "tictactoe", "--opponent", f"engine:gtp={gtp}", "--iterations", "50",
+        "--engine", "python", "--save", str(end), input=f"save {mid}\nquit\n",
+    )  # fmt: skip
+    assert code == 0, output
+    for path in (mid, end):
+        assert f"Game record saved to {path}." in output
+        assert load_record(path.read_text()).tags == {
+            "X": "you", "O": "gtp:Two Line Engine", "Result": "*"
+        }  # fmt: skip
+
+
+def test_a_game_that_a_record_cannot_hold_is_a_clear_error(tmp_path: Path) -> None:
+    # The one save of play (at the end and at the prompt): a ValueError was a traceback.
+    path = tmp_path / "new" / "game.txt"
+    refused = _records.save(path, make("tictactoe"), [], {"Event": "a\nb"})
+    assert refused == (
+        f"cannot write the game record {path}: "
+        "A record tag value must be one line. Got 'a\\nb' for Event."
+    )
+    assert not path.parent.exists()
 
 
 def test_bad_opponent_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -68,6 +68,25 @@ def test_play_continues_a_loaded_game(tmp_path: Path, monkeypatch: pytest.Monkey
     assert next(iter(record_saved.tags)) == "Event" and record_saved.tags["Event"] == "test"
 
 
+def test_only_the_sides_that_moved_are_renamed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, saving a loaded game named "you" and the AI for both sides, whoever moved.
+    record = 'tictactoe\n[X "Alice"]\n[O "Bob"]\na1 a2 b2 b3\n'
+    _, saved = _play_loaded(record, "c3\n", tmp_path, monkeypatch)
+    assert load_record(saved.read_text()).tags == {"X": "you", "O": "Bob", "Result": "1-0"}
+    # A finished game loaded and saved again: nobody moved, so nobody is renamed.
+    finished = 'tictactoe\n[X "Alice"]\n[O "Alice"]\n[Result "1-0"]\na1 a2 b1 b2 c1\n'
+    path = tmp_path / "finished.txt"
+    path.write_text(finished)
+    code, output = run(
+        "play", "--load", str(path), "--ai-vs-ai", "--iterations", "50", "--engine", "python",
+        "--save", str(path),
+    )  # fmt: skip
+    assert code == 0, output
+    assert path.read_text() == finished
+
+
 def test_undo_takes_back_loaded_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Before: "There is no move of yours to take back." for any move of the record.
     record = "tictactoe\na1 a2 b2 b3\n"

@@ -78,22 +78,20 @@ def not_a_record(path: Path) -> str | None:
     return None
 
 
-def save(path: Path, start: State, moves: Sequence[int], tags: Mapping[str, str]) -> None:
-    """Write the game to ``path``, making its folder if need be (as the arena does); OSError
-    if it cannot be written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dump_record(start, moves, tags=tags), encoding="utf-8")
-
-
-def write(path: Path, start: State, moves: Sequence[int], tags: Mapping[str, str]) -> None:
-    """Save the game to ``path`` and say so; a path that cannot be written ends the command."""
+def save(path: Path, start: State, moves: Sequence[int], tags: Mapping[str, str]) -> str | None:
+    """Write the game to ``path``, making its folder if need be (as the arena does), and say
+    so; None once saved, else why it was not: a file there that is not a game record, a path
+    that cannot be written, or tags that a record cannot hold (nothing is written then)."""
+    refused = not_a_record(path)
+    if refused is not None:
+        return refused
     try:
-        save(path, start, moves, tags)
+        text = dump_record(start, moves, tags=tags)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
     except OSError as error:
-        opt.fail(cannot_write(path, error))
+        return opt.cannot_write("the game record", path, error)
+    except ValueError as error:
+        return f"cannot write the game record {path}: {error}"
     opt.console.print(f"Game record saved to {path}.", soft_wrap=True)
-
-
-def cannot_write(path: Path, error: OSError) -> str:
-    """The message for a record ``path`` that could not be written."""
-    return opt.cannot_write("the game record", path, error)
+    return None

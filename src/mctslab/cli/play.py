@@ -20,6 +20,7 @@ from mctslab.core.result import SearchResult
 from mctslab.games import State
 from mctslab.games._base import first_line
 from mctslab.players.base import Player
+from mctslab.players.human import QUIT_WORDS
 from mctslab.players.mcts import MCTSPlayer
 from mctslab.protocols import EngineResignedError
 from mctslab.records import must_pass, player_tags, result_tag
@@ -119,8 +120,9 @@ def play(
             with noticing_ctrl_c() as interrupted:
                 session.run(interrupted)
         finally:
-            if save is not None:
-                _records.write(save, initial, session.moves, session.tags())
+            refused = None if save is None else _records.save(save, *session.record())
+            if refused is not None:
+                opt.fail(refused)
 
 
 def _opponent(spec: str | None, seed: int | None, state: State) -> Player | None:
@@ -204,6 +206,9 @@ class _Game:
         self.ai_moves = 0
         #: The side whose external engine resigned, which ends the game.
         self.resigned: int | None = None
+        #: The sides that moved (or resigned) in this session: a loaded record keeps the
+        #: names of those that did not.
+        self.took_part: set[int] = set()
         #: Whether Ctrl-C was pressed: run() is given the flag.
         self.interrupted: Callable[[], bool] = lambda: False
 
@@ -247,6 +252,7 @@ class _Game:
                 move = self._think()
                 if move is None:
                     break
+            self.took_part.add(self.state.current_player)
             self.state.apply(move)
             self.moves.append(move)
             self.ai.observe(move)
@@ -277,12 +283,19 @@ class _Game:
             for move in self.moves:
                 self.opponent.observe(move)
 
-    def tags(self) -> dict[str, str]:
-        """Record tags: a loaded record's, then who played each side (by the game's player
-        names) and the result, which replace the loaded record's own."""
+    def record(self) -> tuple[State, list[int], dict[str, str]]:
+        """What a record of the game holds: its first position, every move since, and the
+        tags: a loaded record's, then who played each side (by the game's player names) and
+        the result, which replace the loaded record's own; a side that took no part in this
+        session keeps the loaded record's name for it."""
         players = ["you" if player == self.human else self._ai_name(player) for player in (0, 1)]
         result = result_tag(self.state) if self.resigned is None else ("0-1", "1-0")[self.resigned]
-        return {**self.loaded_tags, **player_tags(self.state, players), "Result": result}
+        sides = player_tags(self.state, players)
+        took_part = self.took_part | ({self.resigned} if self.resigned is not None else set())
+        for side, key in enumerate(list(sides)):
+            if side not in took_part and key in self.loaded_tags:
+                sides[key] = self.loaded_tags[key]
+        return self.initial, self.moves, {**self.loaded_tags, **sides, "Result": result}
 
     def _show(self) -> None:
         # Read at each move, so a terminal made narrower mid-game gets a board that fits.
@@ -340,7 +353,7 @@ class _Game:
                 return None
             command, _, argument = text.partition(" ")
             command = command.lower()
-            if command in {"quit", "exit", "q"}:
+            if command in QUIT_WORDS:
                 return None
             if command == "resign":
                 opt.console.print("You resign.")
@@ -384,16 +397,9 @@ class _Game:
     def _save(self, path: Path | None) -> None:
         """The game so far to ``path``: by default --save's, else mctslab-GAME.txt here."""
         path = path or self.save_path or Path(f"mctslab-{self.state.spec.name}.txt")
-        refused = _records.not_a_record(path)
-        try:
-            if refused is None:
-                _records.save(path, self.initial, self.moves, self.tags())
-        except OSError as error:
-            refused = _records.cannot_write(path, error)
+        refused = _records.save(path, *self.record())
         if refused is not None:  # the game goes on; the person may name another file
             opt.console.print(Text(refused, style="red"), soft_wrap=True)
-            return
-        opt.console.print(f"Game record saved to {path}.", soft_wrap=True)
 
     def _asks_person(self, state: State) -> bool:
         """Whether the person is asked for a move in ``state`` (a forced pass is played)."""
