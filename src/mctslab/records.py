@@ -44,7 +44,7 @@ The API, used by ``mctslab play``/``analyze``, the web board and the arena:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -214,18 +214,29 @@ def parse_moves(state: State, text: str) -> list[int]:
     return moves
 
 
-def player_tags(state: State, players: Iterable[str]) -> dict[str, str]:
+def player_tags(
+    state: State,
+    players: Iterable[str],
+    *,
+    loaded: Mapping[str, str] | None = None,
+    took_part: Collection[int] | None = None,
+) -> dict[str, str]:
     """Tags naming who played each side, keyed by the game's player names (letters kept).
 
     ``players`` lists them by player index: "you", or an engine's name, made one line
     (a GTP engine may name itself in several): runs of whitespace, line breaks
-    included, become one space.
+    included, become one space. A game continued from a record of tags ``loaded``
+    keeps the loaded name of a side not in ``took_part`` (the sides that moved since).
     """
-    names = state.spec.player_names
-    return {
+    tags = {
         re.sub(r"\W", "", name): " ".join(who.split())
-        for name, who in zip(names, players, strict=True)
+        for name, who in zip(state.spec.player_names, players, strict=True)
     }
+    if loaded is not None and took_part is not None:
+        for side, key in enumerate(list(tags)):
+            if side not in took_part and key in loaded:
+                tags[key] = loaded[key]
+    return tags
 
 
 def result_tag(state: State) -> str:

@@ -290,11 +290,8 @@ class _Game:
         session keeps the loaded record's name for it."""
         players = ["you" if player == self.human else self._ai_name(player) for player in (0, 1)]
         result = result_tag(self.state) if self.resigned is None else ("0-1", "1-0")[self.resigned]
-        sides = player_tags(self.state, players)
         took_part = self.took_part | ({self.resigned} if self.resigned is not None else set())
-        for side, key in enumerate(list(sides)):
-            if side not in took_part and key in self.loaded_tags:
-                sides[key] = self.loaded_tags[key]
+        sides = player_tags(self.state, players, loaded=self.loaded_tags, took_part=took_part)
         return self.initial, self.moves, {**self.loaded_tags, **sides, "Result": result}
 
     def _show(self) -> None:

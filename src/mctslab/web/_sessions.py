@@ -170,6 +170,9 @@ class GameSession:
         self._start = start
         #: The tags of a loaded record (an event, say), kept when the game is saved.
         self._tags = tags
+        #: How many of the moves a loaded record's (a side that has made none since keeps
+        #: the record's name for it).
+        self._loaded = len(moves)
         self._history: list[int] = []
         self._state = start.clone()
         self._lock = threading.Lock()
@@ -207,15 +210,19 @@ class GameSession:
 
     def record(self) -> str:
         """The game so far as a record (:mod:`mctslab.records`): a loaded record's tags, then
-        who played which side and the result, which replace the loaded record's own."""
+        who played which side (a side that has not moved since the record was loaded keeps
+        its name there) and the result, which replace the loaded record's own."""
         with self._lock:
             human = self.settings.human
             players = ["you" if player == human else self._player.name for player in (0, 1)]
-            tags = {
-                **self._tags,
-                **player_tags(self._state, players),
-                "Result": result_tag(self._state),
-            }
+            took_part = set()
+            position = self._start.clone()
+            for index, move in enumerate(self._history):
+                if index >= self._loaded:
+                    took_part.add(position.current_player)
+                position.apply(move)
+            sides = player_tags(self._state, players, loaded=self._tags, took_part=took_part)
+            tags = {**self._tags, **sides, "Result": result_tag(self._state)}
             return dump_record(self._start, self._history, tags=tags)
 
     def tree(self) -> tuple[TreeView, str]:
@@ -268,6 +275,7 @@ class GameSession:
             if point is None:
                 raise ApiError(409, "There is no move of yours to take back.")
             kept = self._history[:point]
+            self._loaded = min(self._loaded, point)  # moves made again are this session's
             self._history = []
             self._state = self._start.clone()
             for move in kept:
