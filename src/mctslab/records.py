@@ -44,7 +44,7 @@ The API, used by ``mctslab play``/``analyze``, the web board and the arena:
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,7 @@ __all__ = [
     "RecordError",
     "dump_record",
     "load_record",
+    "movers_since",
     "parse_moves",
     "player_tags",
     "result_tag",
@@ -237,6 +238,18 @@ def player_tags(
             if side not in took_part and key in loaded:
                 tags[key] = loaded[key]
     return tags
+
+
+def movers_since(start: State, moves: Sequence[int], since: int) -> set[int]:
+    """The players who made ``moves[since:]``, the moves being played from ``start`` (a
+    session's, after the ``since`` moves of a record it continues)."""
+    position = start.clone()
+    movers = set()
+    for index, move in enumerate(moves):
+        if index >= since:
+            movers.add(position.current_player)
+        position.apply(move)
+    return movers
 
 
 def result_tag(state: State) -> str:

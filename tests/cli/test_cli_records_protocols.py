@@ -43,15 +43,16 @@ def test_play_saves_a_record_that_loads_back(tmp_path: Path) -> None:
 
 
 def _play_loaded(
-    record: str, keys: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    record: str, keys: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *options: str
 ) -> tuple[str, Path]:
-    """``play --load`` of ``record`` at a terminal, typing ``keys``; the output and the save."""
+    """``play --load`` of ``record`` at a terminal with ``options``, typing ``keys``; the
+    output and the save."""
     monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
     loaded, saved = tmp_path / "start.txt", tmp_path / "end.txt"
     loaded.write_text(record)
     code, output = run(
         "play", "--load", str(loaded), "--iterations", "50", "--engine", "python",
-        "--save", str(saved), input=keys,
+        "--save", str(saved), *options, input=keys,
     )  # fmt: skip
     assert code == 0, output
     return output, saved
@@ -85,6 +86,13 @@ def test_only_the_sides_that_moved_are_renamed(
     )  # fmt: skip
     assert code == 0, output
     assert path.read_text() == finished
+    # Moves given with --moves are this session's (before, credited to the record's players),
+    # and those taken back are no longer anyone's (before, the names stayed replaced).
+    _, saved = _play_loaded(record, "", tmp_path, monkeypatch, "--moves", "c3")
+    assert load_record(saved.read_text()).tags == {"X": "you", "O": "Bob", "Result": "1-0"}
+    _, saved = _play_loaded(record, "c2\nundo\nundo\nquit\n", tmp_path, monkeypatch)
+    assert load_record(saved.read_text()).notation() == ["a1", "a2"]
+    assert load_record(saved.read_text()).tags == {"X": "Alice", "O": "Bob", "Result": "*"}
 
 
 def test_undo_takes_back_loaded_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -56,7 +56,7 @@ def read(path: Path) -> GameRecord:
 
 
 def check_writable(path: Path) -> None:
-    """Refuse a record path that :func:`write` could not write, before the game is played.
+    """Refuse a record path that :func:`save` could not write, before the game is played.
 
     Its folder is made, as ``write`` would (see :func:`~mctslab.cli._options.check_creatable`).
     """

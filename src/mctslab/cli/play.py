@@ -23,7 +23,7 @@ from mctslab.players.base import Player
 from mctslab.players.human import QUIT_WORDS
 from mctslab.players.mcts import MCTSPlayer
 from mctslab.protocols import EngineResignedError
-from mctslab.records import must_pass, player_tags, result_tag
+from mctslab.records import movers_since, must_pass, player_tags, result_tag
 
 #: One second a move: the budget of the strength goals, and quick enough to play against.
 DEFAULT_BUDGET = Budget(seconds=1.0)
@@ -92,6 +92,7 @@ def play(
     initial, prefix, loaded_tags = _records.begin(
         game, load, opt.TWO_PLAYER_GAMES, size=size, width=width, height=height, k=k, start=start
     )
+    loaded = len(prefix)  # the record's moves; those of --moves are this session's
     state = opt.play_moves(_records.replay(initial, prefix), moves, prefix)
     if state.spec.num_players != 2:
         name = state.spec.name
@@ -115,7 +116,7 @@ def play(
             workers,
         )
         players.callback(ai.close)
-        session = _Game(state, ai, human, other, initial, prefix, save, loaded_tags)
+        session = _Game(state, ai, human, other, initial, prefix, save, loaded_tags, loaded)
         try:
             with noticing_ctrl_c() as interrupted:
                 session.run(interrupted)
@@ -188,6 +189,7 @@ class _Game:
         moves: list[int],
         save_path: Path | None = None,
         loaded_tags: dict[str, str] | None = None,
+        loaded: int = 0,
     ) -> None:
         #: The game's first position, and every move since (those loaded or given too):
         #: ``state`` is where they lead.
@@ -206,9 +208,9 @@ class _Game:
         self.ai_moves = 0
         #: The side whose external engine resigned, which ends the game.
         self.resigned: int | None = None
-        #: The sides that moved (or resigned) in this session: a loaded record keeps the
-        #: names of those that did not.
-        self.took_part: set[int] = set()
+        #: How many of ``moves`` a loaded record's: a side that has made none of the others
+        #: (nor resigned) keeps the record's name for it.
+        self.loaded = loaded
         #: Whether Ctrl-C was pressed: run() is given the flag.
         self.interrupted: Callable[[], bool] = lambda: False
 
@@ -252,7 +254,6 @@ class _Game:
                 move = self._think()
                 if move is None:
                     break
-            self.took_part.add(self.state.current_player)
             self.state.apply(move)
             self.moves.append(move)
             self.ai.observe(move)
@@ -290,7 +291,9 @@ class _Game:
         session keeps the loaded record's name for it."""
         players = ["you" if player == self.human else self._ai_name(player) for player in (0, 1)]
         result = result_tag(self.state) if self.resigned is None else ("0-1", "1-0")[self.resigned]
-        took_part = self.took_part | ({self.resigned} if self.resigned is not None else set())
+        took_part = movers_since(self.initial, self.moves, self.loaded)
+        if self.resigned is not None:
+            took_part.add(self.resigned)
         sides = player_tags(self.state, players, loaded=self.loaded_tags, took_part=took_part)
         return self.initial, self.moves, {**self.loaded_tags, **sides, "Result": result}
 
@@ -386,6 +389,7 @@ class _Game:
             opt.console.print("There is no move of yours to take back.")
             return
         self.moves = kept
+        self.loaded = min(self.loaded, len(kept))  # moves made again are this session's
         self.state = state
         self.ai.reset()
         self._restart_opponent()
