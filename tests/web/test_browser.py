@@ -332,6 +332,25 @@ def test_a_new_game_of_the_tabs_own_never_shows_its_old_game_closed(
     page.close()
 
 
+def test_a_deletion_met_while_a_new_game_is_refused_still_shows(server: str, browser: Any) -> None:
+    # The old game's "deleted" is held back while the tab's new game is on its way; if the
+    # new game is refused, the deletion was another tab's, and the page must say so.
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(server)
+    page.wait_for_selector("#status[data-state=your-turn]")
+    page.evaluate(
+        """async () => {
+          api = async () => {
+            socket.onmessage({data: JSON.stringify({type: 'closed', reason: 'deleted'})});
+            throw new Error('refused');
+          };
+          await newGame();
+        }"""
+    )
+    page.wait_for_selector("#status[data-state=closed]")
+    page.close()
+
+
 def test_othello_marks_the_legal_moves_and_says_when_to_pass(server: str, browser: Any) -> None:
     page = _page_on_game(browser, server, game="othello", simulations=50)
     # No hover on a touch screen: Black's four opening moves are marked.

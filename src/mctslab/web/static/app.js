@@ -225,6 +225,7 @@ let socket = null;
 let aiAsked = null;
 let pending = false; // a request the person made is on its way to the server
 let replacing = null; // the id of this tab's game that its new game is replacing
+let replacedClosed = false; // whether that game's stream said it was deleted meanwhile
 
 function t(key, vars = {}) {
   const text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
@@ -343,7 +344,10 @@ function connect(id) {
       renderBoard();
       renderAnalysis();
     } else if (message.type === "closed" && message.reason === "deleted" && id === replacing) {
-      ws.onclose = null; // this tab's own new game replaces it: the new one is on its way
+      // This tab's own new game replaces it, most likely: the new one is on its way (if its
+      // request fails, the game was deleted by another tab, and the failure says so below).
+      ws.onclose = null;
+      replacedClosed = true;
     } else if (message.type === "error" || message.type === "closed") {
       // The game is gone (deleted by another tab sharing this one's storage, closed to make
       // room, or the server restarted): this socket's end is expected, not a lost connection.
@@ -494,8 +498,14 @@ function newGame(request = formRequest(), notice = "") {
       fillForm(snapshot.settings);
     } catch (error) {
       showMessage(error.message);
+      if (replacedClosed && game && game.id === replacing) {
+        game = { ...game, closed: "deleted", searching: null, queued: false };
+        live = null;
+        render();
+      }
     } finally {
       replacing = null;
+      replacedClosed = false;
     }
   });
 }
