@@ -39,12 +39,14 @@ The API, used by ``mctslab play``/``analyze``, the web board and the arena:
   or ``"*"``, the customary Result tag
 - :func:`player_tags` ``(state, players) -> dict``: who played each side,
   keyed by the game's player names (``[Black "you"]``)
+- :func:`continued_tags` ``(start, moves, players, result, *, loaded, since,
+  resigned=None) -> dict``: the tags of a game continued from a record
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,9 +56,9 @@ from mctslab.games import State, available_games, make
 __all__ = [
     "GameRecord",
     "RecordError",
+    "continued_tags",
     "dump_record",
     "load_record",
-    "movers_since",
     "parse_moves",
     "player_tags",
     "result_tag",
@@ -215,41 +217,44 @@ def parse_moves(state: State, text: str) -> list[int]:
     return moves
 
 
-def player_tags(
-    state: State,
-    players: Iterable[str],
-    *,
-    loaded: Mapping[str, str] | None = None,
-    took_part: Collection[int] | None = None,
-) -> dict[str, str]:
+def player_tags(state: State, players: Iterable[str]) -> dict[str, str]:
     """Tags naming who played each side, keyed by the game's player names (letters kept).
 
     ``players`` lists them by player index: "you", or an engine's name, made one line
     (a GTP engine may name itself in several): runs of whitespace, line breaks
-    included, become one space. A game continued from a record of tags ``loaded``
-    keeps the loaded name of a side not in ``took_part`` (the sides that moved since).
+    included, become one space.
     """
-    tags = {
+    return {
         re.sub(r"\W", "", name): " ".join(who.split())
         for name, who in zip(state.spec.player_names, players, strict=True)
     }
-    if loaded is not None and took_part is not None:
-        for side, key in enumerate(list(tags)):
-            if side not in took_part and key in loaded:
-                tags[key] = loaded[key]
-    return tags
 
 
-def movers_since(start: State, moves: Sequence[int], since: int) -> set[int]:
-    """The players who made ``moves[since:]``, the moves being played from ``start`` (a
-    session's, after the ``since`` moves of a record it continues)."""
+def continued_tags(
+    start: State,
+    moves: Sequence[int],
+    players: Iterable[str],
+    result: str,
+    *,
+    loaded: Mapping[str, str],
+    since: int,
+    resigned: int | None = None,
+) -> dict[str, str]:
+    """The tags of a game continued from a record of tags ``loaded`` whose first ``since``
+    of ``moves`` (played from ``start``) were the record's: the loaded tags, then who
+    played each side (:func:`player_tags`) and ``result``, which replace the loaded ones;
+    a side that made none of the moves since (nor ``resigned``) keeps its loaded name."""
+    took_part = {resigned} if resigned is not None else set()
     position = start.clone()
-    movers = set()
     for index, move in enumerate(moves):
         if index >= since:
-            movers.add(position.current_player)
+            took_part.add(position.current_player)
         position.apply(move)
-    return movers
+    sides = player_tags(start, players)
+    for side, key in enumerate(list(sides)):
+        if side not in took_part and key in loaded:
+            sides[key] = loaded[key]
+    return {**loaded, **sides, "Result": result}
 
 
 def result_tag(state: State) -> str:

@@ -23,7 +23,7 @@ from mctslab.players.base import Player
 from mctslab.players.human import QUIT_WORDS
 from mctslab.players.mcts import MCTSPlayer
 from mctslab.protocols import EngineResignedError
-from mctslab.records import movers_since, must_pass, player_tags, result_tag
+from mctslab.records import continued_tags, must_pass, result_tag
 
 #: One second a move: the budget of the strength goals, and quick enough to play against.
 DEFAULT_BUDGET = Budget(seconds=1.0)
@@ -291,11 +291,16 @@ class _Game:
         session keeps the loaded record's name for it."""
         players = ["you" if player == self.human else self._ai_name(player) for player in (0, 1)]
         result = result_tag(self.state) if self.resigned is None else ("0-1", "1-0")[self.resigned]
-        took_part = movers_since(self.initial, self.moves, self.loaded)
-        if self.resigned is not None:
-            took_part.add(self.resigned)
-        sides = player_tags(self.state, players, loaded=self.loaded_tags, took_part=took_part)
-        return self.initial, self.moves, {**self.loaded_tags, **sides, "Result": result}
+        tags = continued_tags(
+            self.initial,
+            self.moves,
+            players,
+            result,
+            loaded=self.loaded_tags,
+            since=self.loaded,
+            resigned=self.resigned,
+        )
+        return self.initial, self.moves, tags
 
     def _show(self) -> None:
         # Read at each move, so a terminal made narrower mid-game gets a board that fits.

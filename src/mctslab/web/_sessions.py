@@ -25,7 +25,7 @@ from mctslab.core.tree_view import TreeView
 from mctslab.games import GameOverError, State
 from mctslab.games._base import first_line
 from mctslab.players.mcts import MCTSPlayer
-from mctslab.records import dump_record, movers_since, player_tags, result_tag
+from mctslab.records import continued_tags, dump_record, result_tag
 from mctslab.web._boards import board_view, two_player_games
 
 #: The games kept at once, and the searches run at once (the others wait for a thread).
@@ -215,9 +215,10 @@ class GameSession:
         with self._lock:
             human = self.settings.human
             players = ["you" if player == human else self._player.name for player in (0, 1)]
-            took_part = movers_since(self._start, self._history, self._loaded)
-            sides = player_tags(self._state, players, loaded=self._tags, took_part=took_part)
-            tags = {**self._tags, **sides, "Result": result_tag(self._state)}
+            result = result_tag(self._state)
+            tags = continued_tags(
+                self._start, self._history, players, result, loaded=self._tags, since=self._loaded
+            )
             return dump_record(self._start, self._history, tags=tags)
 
     def tree(self) -> tuple[TreeView, str]:

@@ -399,7 +399,7 @@ function aiFailed() {
 // When it is the AI's turn, ask it to move (once per position).
 function askAi() {
   const key = `${game.id}:${game.version}`;
-  if (!aiToMove() || game.searching || aiFailed() || aiAsked === key) return;
+  if (!aiToMove() || game.searching || game.error || aiAsked === key) return;
   aiAsked = key;
   send("ai"); // not the person's request: it may come while one of theirs is on its way
 }
