@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from mctslab import make
 from mctslab.cli import _options as opt
-from mctslab.cli import _protocol
+from mctslab.cli import _protocol, _records
 from mctslab.cli._app import app
 from mctslab.cli._protocol import thinker as protocol_thinker
 from mctslab.core.engine import Engine
@@ -116,6 +116,43 @@ def test_quitting_saves_the_unfinished_game(
     record = load_record(saved.read_text())
     assert record.notation()[0] == "4" and len(record.moves) == 2
     assert record.tags["Result"] == "*"
+
+
+def test_a_game_that_ended_before_its_position_did_is_not_played_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, a resigned game loaded was played on, and its save overwrote the result.
+    record = 'tictactoe\n[X "Alice"]\n[O "Bob"]\n[Result "0-1"]\na1 b2\n'
+    path = tmp_path / "resigned.txt"
+    path.write_text(record)
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
+    game = ["play", "--load", str(path), "--iterations", "50", "--engine", "python"]
+    code, output = run(*game, "--save", str(path), input="c3\n")
+    assert code == 0, output
+    text = " ".join(output.split())
+    assert "The record's game ended 0-1 before its position did" in text
+    assert "Your move" not in text and "X to move" not in text
+    assert "Result: O (the AI) wins (as the record ends it) after 2 moves." in text
+    assert path.read_text() == record  # saved as it was
+    code, output = run(*game, "--moves", "c3")
+    assert code == 2 and 'set its Result tag to "*"' in " ".join(output.split())
+    # Its Result tag set to "*", the game goes on from its position.
+    output, saved = _play_loaded(record.replace('"0-1"', '"*"'), "c3\n", tmp_path, monkeypatch)
+    assert load_record(saved.read_text()).notation()[:3] == ["a1", "b2", "c3"]
+
+
+def test_a_save_refused_at_the_end_is_a_failure_not_a_mistake(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The path was checked before the game: a save that fails at its end (a full disk, a
+    # folder gone) exits 1 without the usage hint; before, 2 with it.
+    monkeypatch.setattr(_records, "save", lambda *args: "cannot write the game record: gone.")
+    code, output = run(
+        "play", "tictactoe", "--ai-vs-ai", "--iterations", "50", "--engine", "python",
+        "--save", str(tmp_path / "game.txt"),
+    )  # fmt: skip
+    assert code == 1 and "cannot write the game record: gone." in output
+    assert "--help" not in output
 
 
 def test_a_save_path_that_cannot_be_written_is_refused_before_the_game(

@@ -28,6 +28,9 @@ from mctslab.records import continued_tags, must_pass, result_tag
 #: One second a move: the budget of the strength goals, and quick enough to play against.
 DEFAULT_BUDGET = Budget(seconds=1.0)
 
+#: The Result tags of a finished game, and the winner each names (None: a draw).
+_WINNERS = {"1-0": 0, "0-1": 1, "1/2-1/2": None}
+
 HELP = (
     "Type a move ({notation}), or a command: "
     "undo (take back your last move), hint (ask the AI), moves (list legal moves), "
@@ -93,7 +96,17 @@ def play(
         game, load, opt.TWO_PLAYER_GAMES, size=size, width=width, height=height, k=k, start=start
     )
     loaded = len(prefix)  # the record's moves; those of --moves are this session's
-    state = opt.play_moves(_records.replay(initial, prefix), moves, prefix)
+    position = _records.replay(initial, prefix)
+    # A game that ended before its position did (a resignation, an agreed draw, a loss on
+    # time) is shown as the record ends it, not played on and its result overwritten.
+    ended = loaded_tags.get("Result") if not position.is_terminal() else None
+    ended = ended if ended in _WINNERS else None
+    if ended is not None and moves:
+        opt.fail(
+            f"{load} records a game that ended {ended} before its position did; to play on "
+            'from there, set its Result tag to "*".'
+        )
+    state = opt.play_moves(position, moves, prefix)
     if state.spec.num_players != 2:
         name = state.spec.name
         opt.fail(f"{name} is a one-player game: 'mctslab {name}' plays it.")
@@ -117,13 +130,14 @@ def play(
         )
         players.callback(ai.close)
         session = _Game(state, ai, human, other, initial, prefix, save, loaded_tags, loaded)
+        session.ended = ended
         try:
             with noticing_ctrl_c() as interrupted:
                 session.run(interrupted)
         finally:
             refused = None if save is None else _records.save(save, *session.record())
-            if refused is not None:
-                opt.fail(refused)
+            if refused is not None:  # checked before the game, so no mistake of the command's
+                opt.fail(refused, mistake=False)
 
 
 def _opponent(spec: str | None, seed: int | None, state: State) -> Player | None:
@@ -208,6 +222,8 @@ class _Game:
         self.ai_moves = 0
         #: The side whose external engine resigned, which ends the game.
         self.resigned: int | None = None
+        #: The Result tag of a loaded record whose game ended before its position did.
+        self.ended: str | None = None
         #: How many of ``moves`` a loaded record's: a side that has made none of the others
         #: (nor resigned) keeps the record's name for it.
         self.loaded = loaded
@@ -234,6 +250,12 @@ class _Game:
         self._summary()
 
     def _play(self) -> None:
+        if self.ended is not None:
+            opt.console.print(
+                f"The record's game ended {self.ended} before its position did (a "
+                'resignation, say); set its Result tag to "*" to play on from there.'
+            )
+            return
         while not self.state.is_terminal():
             self._show()
             if self._asks_person(self.state):
@@ -290,7 +312,9 @@ class _Game:
         the result, which replace the loaded record's own; a side that took no part in this
         session keeps the loaded record's name for it."""
         players = ["you" if player == self.human else self._ai_name(player) for player in (0, 1)]
-        result = result_tag(self.state) if self.resigned is None else ("0-1", "1-0")[self.resigned]
+        result = self.ended or result_tag(self.state)
+        if self.resigned is not None:
+            result = ("0-1", "1-0")[self.resigned]
         tags = continued_tags(
             self.initial,
             self.moves,
@@ -312,7 +336,7 @@ class _Game:
             mover = self.state.spec.player_names[before.current_player]
             opt.console.print(f"Last move: {mover} {before.move_to_str(self.moves[-1])}")
         # Othello's and countdown's boards say whose turn it is themselves.
-        if not self.state.is_terminal() and self.resigned is None and "to move" not in board:
+        if self._ending() is None and "to move" not in board:
             opt.console.print(f"{self.state.spec.player_names[self.state.current_player]} to move.")
 
     def _think(self) -> int | None:
@@ -412,8 +436,10 @@ class _Game:
         return state.current_player == self.human and not must_pass(state)
 
     def _ending(self) -> tuple[int | None, str] | None:
-        """``(winner, reason)`` once the game ended, by its rules or a resignation; the
-        winner is None for a draw."""
+        """``(winner, reason)`` once the game ended, by its rules, a resignation or as the
+        loaded record says; the winner is None for a draw."""
+        if self.ended is not None:
+            return _WINNERS[self.ended], "as the record ends it"
         if self.resigned is not None:
             names = self.state.spec.player_names
             return 1 - self.resigned, f"{names[self.resigned]} resigned"
