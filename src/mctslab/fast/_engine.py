@@ -148,7 +148,7 @@ class FastMCTS:
         check_searchable(state)
         share = split_budget(budget, self.workers)[0]
         assert share is not None  # the first worker always gets iterations
-        tree_size(share, self._node_bytes(state), self._root_moves(state))
+        tree_capacity(share, self._node_bytes(state), self._root_moves(state))
         if self.workers > 1:
             check_importable(state)
             return self._workers().search(state, budget, progress=progress, stop=stop)
@@ -319,7 +319,7 @@ class FastMCTS:
         rave = self._uses_rave(state)
         node_bytes = self._node_bytes(state)
         root_moves = self._root_moves(state)
-        capacity, when_full, full_reason = tree_size(budget, node_bytes, root_moves)
+        capacity, when_full, full_reason = tree_capacity(budget, node_bytes, root_moves)
         spec = state.spec
         tables = 0
         if rave:
@@ -602,7 +602,7 @@ def search_functions(kernel: Kernel, config: SearchConfig) -> tuple[Any, Any]:
     return expand_moves, playouts[name]
 
 
-def tree_size(budget: Budget, node_bytes: int, root_moves: int) -> tuple[int, int, str | None]:
+def tree_capacity(budget: Budget, node_bytes: int, root_moves: int) -> tuple[int, int, str | None]:
     """Slots of ``node_bytes`` each, what to do when they run out, and the stop reason then.
 
     The stop reason is None when a full tree goes on searching. Raises
