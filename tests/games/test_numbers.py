@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
-from mctslab.games import InvalidMoveError, make
+from mctslab.games import GameOverError, InvalidMoveError, make
 from mctslab.games.numbers import NumbersState
 from tests.conftest import load_data
 
@@ -108,6 +110,18 @@ def test_notation_and_rendering() -> None:
         state.play("+20")
     with pytest.raises(InvalidMoveError, match="4 is not a move id of numbers: ids are 0 to 3"):
         state.play(4)
+
+
+@pytest.mark.parametrize("text", ["+2", "2", "#0"])
+def test_a_move_past_the_last_turn_is_refused_as_the_game_being_over(text: str) -> None:
+    # The game has ``turns`` moves; a move after them is in the notation, but there is no
+    # turn left for it. Before, an amount read as "not a move in numbers notation".
+    state = new_game(turns=2)
+    state.play("+4")
+    state.play("+2")
+    assert state.is_terminal()
+    with pytest.raises(GameOverError, match=f"The game is over; '{re.escape(text)}' cannot be"):
+        state.parse_move(text)
 
 
 def test_position_key_ignores_the_order_of_choices() -> None:

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from mctslab.games import IllegalMoveError, InvalidMoveError, make
+from mctslab.games import IllegalMoveError, InvalidMoveError, State, make
 from mctslab.games._perft import count_games, count_positions, perft
+from mctslab.games.tictactoe import CELLS
 from tests.conftest import load_data
 
 TRUTH = load_data("tictactoe.json")
@@ -15,6 +16,41 @@ def test_complete_games_match_published_count() -> None:
 
 def test_reachable_positions_match_published_count() -> None:
     assert sum(count_positions(make("tictactoe"), 9)) == TRUTH["reachable_positions"]
+
+
+#: The 8 symmetries of the square as permutations of the cells (row * 3 + column).
+SYMMETRIES = [
+    [(r * 3 + c) for r, c in cells]
+    for cells in (
+        [(r, c) for r in range(3) for c in range(3)],
+        [(c, 2 - r) for r in range(3) for c in range(3)],
+        [(2 - r, 2 - c) for r in range(3) for c in range(3)],
+        [(2 - c, r) for r in range(3) for c in range(3)],
+        [(r, 2 - c) for r in range(3) for c in range(3)],
+        [(2 - r, c) for r in range(3) for c in range(3)],
+        [(c, r) for r in range(3) for c in range(3)],
+        [(2 - c, 2 - r) for r in range(3) for c in range(3)],
+    )
+]
+
+
+def test_positions_up_to_symmetry_match_published_counts() -> None:
+    def canonical(state: State) -> tuple[int, ...]:
+        marks = state.data[CELLS : CELLS + 9].tolist()
+        return min(tuple(marks[i] for i in symmetry) for symmetry in SYMMETRIES)
+
+    frontier = [make("tictactoe")]
+    counts = []
+    for _ in range(10):
+        counts.append(len({canonical(state) for state in frontier}))
+        following = {}
+        for state in frontier:
+            for move in state.legal_moves():
+                child = state.clone()
+                child.apply(move)
+                following.setdefault(canonical(child), child)
+        frontier = list(following.values())
+    assert counts == TRUTH["positions_up_to_symmetry"]
 
 
 @pytest.mark.parametrize("depth", range(10))

@@ -459,9 +459,13 @@ class State:
 
     def parse_move(self, text: str) -> int:
         """The move id for ``text``; raises InvalidMoveError, IllegalMoveError, or
-        GameOverError in a finished game."""
+        GameOverError in a finished game, whatever the text (as ``play`` does)."""
         if not isinstance(text, str):
             raise InvalidMoveError(f"A move must be given as text; got {text!r}.")
+        # Before the notation: a move's notation can depend on the position (the numbers
+        # game's amounts on the turn), so past the end the text would read as no move at all.
+        if self.is_terminal():
+            raise GameOverError(f"The game is over; {text!r} cannot be played.\n{self}")
         cleaned = text.strip()
         # Notation is ASCII, and lower() makes "k" of the Kelvin sign, say.
         move = self._parse_notation(cleaned.lower()) if cleaned.isascii() else None
@@ -470,8 +474,6 @@ class State:
                 f"{text!r} is not a move in {self.spec.name} notation ({self.notation_help()})."
             )
         if move not in self.legal_moves():
-            if self.is_terminal():
-                raise GameOverError(f"The game is over; {text!r} cannot be played.\n{self}")
             raise IllegalMoveError(
                 f"{text!r} is not legal for {self._player_name()} in this position; "
                 f"legal moves: {legal_summary(self)}\n{self}"

@@ -139,7 +139,7 @@ class NumbersState(State):
         if index is not None:
             move = int(index.group(1))
             return move if move < len(self._multipliers()) else None
-        if _AMOUNT_FORM.match(text) is None or self.turn == 0:
+        if _AMOUNT_FORM.match(text) is None:
             return None
         amounts = [m * self.turn for m in self._multipliers()]
         amount = int(text)
