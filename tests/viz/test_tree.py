@@ -105,3 +105,10 @@ def test_a_picture_that_cannot_be_written_raises_oserror_and_leaves_no_litter(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tree.dot", "tree.svg"]
     assert render_tree(view, tmp_path / "ok.png") == [tmp_path / "ok.dot", tmp_path / "ok.png"]
     assert (tmp_path / "ok.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_dot_file_is_written_under_the_name_given(tmp_path: Path) -> None:
+    # Before, tree.DOT was written as tree.dot: another file on a case-sensitive system.
+    view = TreeView(visits=1, value=0.0, children=(), left_out=0)
+    assert render_tree(view, tmp_path / "tree.DOT") == [tmp_path / "tree.DOT"]
+    assert [p.name for p in tmp_path.iterdir()] == ["tree.DOT"]

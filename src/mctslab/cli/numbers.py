@@ -86,13 +86,13 @@ def numbers(
         if not tree.parent.is_dir():
             opt.fail(f"--tree {tree}: there is no folder {tree.parent}.")
         # Checked before the search, which can be long: after it, a traceback lost it.
-        from mctslab.viz.tree import require_graphviz
+        from mctslab.viz.tree import dot_path, require_graphviz
 
         try:
             require_graphviz()
         except RuntimeError as error:
             opt.fail(f"--tree {tree}: {error}")
-        for drawn in dict.fromkeys((tree.with_suffix(".dot"), tree)):
+        for drawn in dict.fromkeys((dot_path(tree), tree)):
             opt.check_writable(drawn, "the search tree")
     state = _new_game(turns, goal)
     if levels > turns:

@@ -99,6 +99,12 @@ def draw_dot(source: str, image_format: str) -> bytes | None:
     return picture
 
 
+def dot_path(target: Path) -> Path:
+    """Where :func:`render_tree` writes the DOT source for ``target``: ``target`` itself
+    when it names a DOT file (``tree.DOT`` too), else ``target`` with the suffix ``.dot``."""
+    return target if target.suffix.lower() == ".dot" else target.with_suffix(".dot")
+
+
 def render_tree(view: TreeView, path: str | Path, *, title: str = "") -> list[Path]:
     """Write the tree to ``path``; returns the files written.
 
@@ -112,7 +118,7 @@ def render_tree(view: TreeView, path: str | Path, *, title: str = "") -> list[Pa
     """
     target = Path(path)
     source = tree_to_dot(view, title=title)
-    dot_file = target.with_suffix(".dot")
+    dot_file = dot_path(target)
     dot_file.write_text(source)
     written = [dot_file]
     image_format = target.suffix.lstrip(".").lower()
