@@ -341,20 +341,31 @@ def test_countdown_json_rows_match_the_solver() -> None:
 
 
 @pytest.mark.parametrize(
-    ("game", "moves"),
+    ("game", "moves", "played"),
     [
-        ("othello", "f5d6c3"),  # compact
-        ("othello", "f5,d6,c3"),
-        ("othello", "d3 c3 e6 d2 d1 e1 b2 c1 d6"),  # a forced pass left out
-        ("gomoku", "7,7 8,8"),  # Gomocup x,y
-        ("gomoku", "h8,i9"),
+        ("othello", "f5d6c3", "f5 d6 c3"),  # compact
+        ("othello", "f5,d6,c3", "f5 d6 c3"),
+        # A forced pass left out: after c1 Black has no move.
+        ("othello", "d3 c3 e6 d2 d1 e1 b2 c1 d6", "d3 c3 e6 d2 d1 e1 b2 c1 pass d6"),
+        ("gomoku", "7,7 8,8", "h8 i7"),  # Gomocup x,y: y counts rows from the top
+        ("gomoku", "h8,i9", "h8 i9"),
     ],
 )
-def test_moves_take_record_notation(game: str, moves: str) -> None:
-    data = run_json(
-        "analyze", game, "--moves", moves, "--iterations", "200", "--engine", "python", "--json"
+def test_moves_take_record_notation(
+    game: str, moves: str, played: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The position analysed is the one the moves, one at a time in the game's own notation,
+    # lead to: its board is drawn as the game draws it (wide enough for the 15x15 board).
+    state = make(game)
+    for move in played.split():
+        state.play(move)
+    monkeypatch.setenv("COLUMNS", "120")
+    code, output = run(
+        "analyze", game, "--moves", moves, "--iterations", "200", "--engine", "python"
     )
-    assert data["simulations"] == 200
+    assert code == 0, output
+    assert str(state) in output
+    assert "(200 simulations in " in " ".join(output.split())
 
 
 def numbers_json(*args: str) -> Any:
