@@ -199,9 +199,19 @@ def test_analyze_sets_the_numbers_games_turns_and_goal() -> None:
 
 
 def test_analyze_table_output() -> None:
-    code, output = run("analyze", "connect4", "--iterations", "500", "--engine", "python")
+    # The table shows the search --json reports for the same seeded search, row by row.
+    args = ("analyze", "connect4", "--iterations", "500", "--engine", "python", "--seed", "1")
+    data = run_json(*args, "--json")
+    code, output = run(*args)
     assert code == 0, output
-    assert "principal variation" in output and "visits" in output
+    text = " ".join(output.split())
+    assert f"X to move: best {data['best_move']}, value {data['value']:.1%}" in text
+    assert f"principal variation: {' '.join(data['pv'])}" in text
+    rows = [line.strip("│ ").split(" │ ") for line in output.splitlines() if line.startswith("│")]
+    assert [[cell.strip() for cell in row] for row in rows] == [
+        [m["move"], f"{m['visits']:,}", f"{m['visits'] / 500:.1%}", f"{m['value']:.1%}"]
+        for m in data["moves"]
+    ]
 
 
 def test_analyze_table_says_which_moves_are_proven() -> None:
