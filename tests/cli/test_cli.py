@@ -912,7 +912,10 @@ def test_play_against_an_external_engine_over_a_pipe() -> None:
     )  # fmt: skip
     assert code == 0, output
     assert "AI (X) plays" in output and "Result:" in output
-    assert output.count(" plays ") >= 5
+    # O's every move is the engine's, as its GTP name says, and none is the AI's.
+    moves = output.split("Moves: ")[1].split("\n")[0].split()
+    assert len(moves) >= 5 and re.findall(r"gtp:mctslab plays (\w+)", output) == moves[1::2]
+    assert "AI (O) plays" not in output
 
 
 def test_an_engine_that_resigns_loses_the_game(tmp_path: Path) -> None:
