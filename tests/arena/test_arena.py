@@ -667,6 +667,15 @@ def test_an_external_engine_plays_through_its_protocol(tmp_path: Path) -> None:
     assert len(games) == 2
     engine_entries = [p for g in games for p in g["players"] if p["id"] == "A"]
     assert all(p["spec"] == engine and p["seed"] is None for p in engine_entries)
+    # The engine's process made A's moves: its first in each game (a fresh process, seeded)
+    # is the one the same search, run here, finds in that position.
+    for game in games:
+        seat = [p["id"] for p in game["players"]].index("A")
+        state = make("tictactoe")
+        for move in game["moves"][:seat]:
+            state.play(move)
+        search = GenericMCTS(SearchConfig(seed=1)).search(state, Budget(iterations=300))
+        assert game["moves"][seat] == search.best_notation, game["moves"]
 
 
 @pytest.mark.parametrize(

@@ -188,7 +188,12 @@ def test_with_option_sets_one_option_and_checks_it() -> None:
 def test_random_players_with_one_seed_play_alike() -> None:
     state = make("connect4")
     first, second = parse_player("random").build(seed=4), parse_player("random").build(seed=4)
-    assert [first.choose(state) for _ in range(20)] == [second.choose(state) for _ in range(20)]
+    played = [first.choose(state) for _ in range(20)]
+    assert played == [second.choose(state) for _ in range(20)]
+    # The seed draws random moves: not one move every time, nor the same moves for another seed.
+    assert len(set(played)) > 1
+    other = parse_player("random").build(seed=5)
+    assert [other.choose(state) for _ in range(20)] != played
 
 
 def test_human_player_asks_until_a_legal_move() -> None:

@@ -199,9 +199,19 @@ def test_analyze_sets_the_numbers_games_turns_and_goal() -> None:
 
 
 def test_analyze_table_output() -> None:
-    code, output = run("analyze", "connect4", "--iterations", "500", "--engine", "python")
+    # The table shows the search --json reports for the same seeded search, row by row.
+    args = ("analyze", "connect4", "--iterations", "500", "--engine", "python", "--seed", "1")
+    data = run_json(*args, "--json")
+    code, output = run(*args)
     assert code == 0, output
-    assert "principal variation" in output and "visits" in output
+    text = " ".join(output.split())
+    assert f"X to move: best {data['best_move']}, value {data['value']:.1%}" in text
+    assert f"principal variation: {' '.join(data['pv'])}" in text
+    rows = [line.strip("│ ").split(" │ ") for line in output.splitlines() if line.startswith("│")]
+    assert [[cell.strip() for cell in row] for row in rows] == [
+        [m["move"], f"{m['visits']:,}", f"{m['visits'] / 500:.1%}", f"{m['value']:.1%}"]
+        for m in data["moves"]
+    ]
 
 
 def test_analyze_table_says_which_moves_are_proven() -> None:
@@ -341,20 +351,31 @@ def test_countdown_json_rows_match_the_solver() -> None:
 
 
 @pytest.mark.parametrize(
-    ("game", "moves"),
+    ("game", "moves", "played"),
     [
-        ("othello", "f5d6c3"),  # compact
-        ("othello", "f5,d6,c3"),
-        ("othello", "d3 c3 e6 d2 d1 e1 b2 c1 d6"),  # a forced pass left out
-        ("gomoku", "7,7 8,8"),  # Gomocup x,y
-        ("gomoku", "h8,i9"),
+        ("othello", "f5d6c3", "f5 d6 c3"),  # compact
+        ("othello", "f5,d6,c3", "f5 d6 c3"),
+        # A forced pass left out: after c1 Black has no move.
+        ("othello", "d3 c3 e6 d2 d1 e1 b2 c1 d6", "d3 c3 e6 d2 d1 e1 b2 c1 pass d6"),
+        ("gomoku", "7,7 8,8", "h8 i7"),  # Gomocup x,y: y counts rows from the top
+        ("gomoku", "h8,i9", "h8 i9"),
     ],
 )
-def test_moves_take_record_notation(game: str, moves: str) -> None:
-    data = run_json(
-        "analyze", game, "--moves", moves, "--iterations", "200", "--engine", "python", "--json"
+def test_moves_take_record_notation(
+    game: str, moves: str, played: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The position analysed is the one the moves, one at a time in the game's own notation,
+    # lead to: its board is drawn as the game draws it (wide enough for the 15x15 board).
+    state = make(game)
+    for move in played.split():
+        state.play(move)
+    monkeypatch.setenv("COLUMNS", "120")
+    code, output = run(
+        "analyze", game, "--moves", moves, "--iterations", "200", "--engine", "python"
     )
-    assert data["simulations"] == 200
+    assert code == 0, output
+    assert str(state) in output
+    assert "(200 simulations in " in " ".join(output.split())
 
 
 def numbers_json(*args: str) -> Any:
@@ -891,7 +912,10 @@ def test_play_against_an_external_engine_over_a_pipe() -> None:
     )  # fmt: skip
     assert code == 0, output
     assert "AI (X) plays" in output and "Result:" in output
-    assert output.count(" plays ") >= 5
+    # O's every move is the engine's, as its GTP name says, and none is the AI's.
+    moves = output.split("Moves: ")[1].split("\n")[0].split()
+    assert len(moves) >= 5 and re.findall(r"gtp:mctslab plays (\w+)", output) == moves[1::2]
+    assert "AI (O) plays" not in output
 
 
 def test_an_engine_that_resigns_loses_the_game(tmp_path: Path) -> None:

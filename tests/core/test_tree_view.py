@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from mctslab import Budget, SearchConfig, make
+from mctslab import Budget, SearchConfig, State, make
 from mctslab.core import COINFLIP_C
 from mctslab.core.tree_view import TreeView, build_tree_view
 from mctslab.players import new_engine
@@ -157,6 +157,21 @@ def test_the_compiled_engines_snapshot_holds_each_position_once() -> None:
     whole = engine.tree_view(state, max_depth=10, top_k=4, max_nodes=10**6)  # type: ignore[attr-defined]
     assert whole.count() < result.nodes
     assert max(parents(whole).values()) > 1
+    # Each position, however many move orders reach it, is one view: replayed, every path
+    # to a view leads to its one position, and no two views hold the same position.
+    position_of: dict[int, bytes] = {id(whole): state.position_key()}
+    stack: list[tuple[TreeView, State]] = [(whole, state)]
+    while stack:
+        view, position = stack.pop()
+        for move, child in view.children:
+            after = position.clone()
+            after.play(move)
+            if id(child) in position_of:  # reached before by another move order
+                assert position_of[id(child)] == after.position_key(), move
+            else:
+                position_of[id(child)] = after.position_key()
+                stack.append((child, after))
+    assert len(set(position_of.values())) == len(position_of) == whole.count()
 
 
 @pytest.mark.parametrize("engine", ["python", "compiled"])

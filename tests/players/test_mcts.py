@@ -46,8 +46,18 @@ def test_an_engine_instance_follows_the_game() -> None:
     player = MCTSPlayer(engine, budget=Budget(iterations=200))
     player.start(state.clone())
     move = player.choose(state.clone())
+    assert engine.tree is not None
+    chosen = engine.tree.child(move)
+    assert chosen is not None and chosen.visits > 1
     player.observe(move)
-    assert engine.tree is not None and engine.tree.visits >= 1
+    # The kept tree is now the chosen move's subtree, and the next search goes on from it:
+    # every visit of the old subtree but its own first one passes through one of its children.
+    assert engine.tree is chosen
+    state.play(move)
+    kept = chosen.visits
+    player.choose(state.clone())
+    assert player.last_result is not None
+    assert sum(m.visits for m in player.last_result.moves) == kept - 1 + 200
 
 
 def test_an_engine_instance_refuses_a_config() -> None:

@@ -137,9 +137,12 @@ class _Broken(io.StringIO):
 
 def test_a_reader_that_fails_ends_the_server_with_its_error() -> None:
     # Before, the reading thread died and the server waited for a line for ever.
-    lines = StdinLines(_Broken())
+    # The lines read before the failure are handed on first, then the error is raised.
+    handed: list[str] = []
     with pytest.raises(ValueError, match="the input broke"):
-        assert [line for line, _ in lines] == ["name\n"]
+        for line, _ in StdinLines(_Broken()):
+            handed.append(line)
+    assert handed == ["name\n"]
     # No stdin at all (closed as the process began) is an input at its end.
     assert list(StdinLines(None)) == []
 

@@ -182,6 +182,8 @@ def test_othello_is_won_by_discs_not_by_a_line() -> None:
     while not state.is_terminal():
         last = rng.choice(state.legal_moves())
         state.play(last)
+    outcome = state.outcome()
+    assert outcome is not None and outcome.winner is not None  # a won game, not a draw
     assert board_view(state, last)["line"] == []
 
 
