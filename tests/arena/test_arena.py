@@ -913,6 +913,28 @@ def test_ray_backend_plays_the_same_games(tmp_path: Path) -> None:
     )
 
 
+def test_a_ray_worker_that_dies_stops_the_run_naming_its_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A worker killed while it plays (Ray's memory monitor, the kernel's OOM killer): Ray's
+    # own WorkerCrashedError went out as a traceback, where a local worker's death is a
+    # GameFailed that the command says on its Error: line.
+    ray = pytest.importorskip("ray")
+    from mctslab.arena import backends
+
+    def killed(task: GameTask) -> dict[str, Any]:
+        os._exit(9)
+
+    monkeypatch.setattr(backends, "run_task", killed)
+    task = GameTask("tictactoe", {}, ("random", "random"), (1, 2), 0, 0, ())
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        with pytest.raises(GameFailed, match=r"^Game 1 stopped on an error: .*died"):
+            list(backends.RayCluster("auto").play(iter([task])))
+    finally:
+        ray.shutdown()
+
+
 def test_a_worker_told_to_stop_takes_no_more_games(monkeypatch: pytest.MonkeyPatch) -> None:
     # Numba's dispatcher makes a TypeError of any exception, SIGTERM's SystemExit too, which
     # the game's task then catches: before, the worker went on to the next task, and the
