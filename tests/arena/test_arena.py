@@ -888,6 +888,22 @@ def test_a_ray_address_where_nothing_answers_fails_at_once(tmp_path: Path) -> No
     assert not (tmp_path / "r.jsonl").exists()  # before, a record of its header alone
 
 
+def test_ray_local_starts_a_ray_instance_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    # "local" was passed to Ray as no address, with which Ray looks for a cluster to join
+    # (RAY_ADDRESS, then the last `ray start`) before it starts one.
+    ray = pytest.importorskip("ray")
+    from mctslab.arena.backends import RayCluster
+
+    monkeypatch.setenv("RAY_ADDRESS", "no-such-cluster")
+    backend = RayCluster("local", 1)
+    try:
+        task = GameTask("tictactoe", {}, ("random", "random"), (1, 2), 0, 0, ())
+        assert [entry["type"] for entry in backend.play(iter([task]))] == ["game"]
+    finally:
+        backend.close()
+    assert not ray.is_initialized()
+
+
 def test_ray_backend_plays_the_same_games(tmp_path: Path) -> None:
     ray = pytest.importorskip("ray")
     from mctslab.arena.backends import RayCluster

@@ -197,7 +197,7 @@ class RayCluster:
         self._started = False
         if not ray.is_initialized():
             _check_reachable(address)
-            ray.init(address=None if address == "local" else address, log_to_driver=False)
+            ray.init(address=address, log_to_driver=False)
             self._started = True
         self.slots = slots or max(1, int(ray.cluster_resources().get("CPU", 1)))
 
