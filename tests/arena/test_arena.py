@@ -897,6 +897,22 @@ def test_a_ray_address_where_nothing_answers_fails_at_once(tmp_path: Path) -> No
     assert not (tmp_path / "r.jsonl").exists()  # before, a record of its header alone
 
 
+def test_ray_local_starts_a_ray_instance_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    # "local" was passed to Ray as no address, with which Ray looks for a cluster to join
+    # (RAY_ADDRESS, then the last `ray start`) before it starts one.
+    ray = pytest.importorskip("ray")
+    from mctslab.arena.backends import RayCluster
+
+    monkeypatch.setenv("RAY_ADDRESS", "no-such-cluster")
+    backend = RayCluster("local", 1)
+    try:
+        task = GameTask("tictactoe", {}, ("random", "random"), (1, 2), 0, 0, ())
+        assert [entry["type"] for entry in backend.play(iter([task]))] == ["game"]
+    finally:
+        backend.close()
+    assert not ray.is_initialized()
+
+
 def test_ray_backend_plays_the_same_games(tmp_path: Path) -> None:
     ray = pytest.importorskip("ray")
     from mctslab.arena.backends import RayCluster
@@ -920,6 +936,28 @@ def test_ray_backend_plays_the_same_games(tmp_path: Path) -> None:
     assert without_times(read(tmp_path / "ray.jsonl")[1]) == without_times(
         read(tmp_path / "local.jsonl")[1]
     )
+
+
+def test_a_ray_worker_that_dies_stops_the_run_naming_its_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A worker killed while it plays (Ray's memory monitor, the kernel's OOM killer): Ray's
+    # own WorkerCrashedError went out as a traceback, where a local worker's death is a
+    # GameFailed that the command says on its Error: line.
+    ray = pytest.importorskip("ray")
+    from mctslab.arena import backends
+
+    def killed(task: GameTask) -> dict[str, Any]:
+        os._exit(9)
+
+    monkeypatch.setattr(backends, "run_task", killed)
+    task = GameTask("tictactoe", {}, ("random", "random"), (1, 2), 0, 0, ())
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        with pytest.raises(GameFailed, match=r"^Game 1 stopped on an error: .*died"):
+            list(backends.RayCluster("auto").play(iter([task])))
+    finally:
+        ray.shutdown()
 
 
 def test_a_worker_told_to_stop_takes_no_more_games(monkeypatch: pytest.MonkeyPatch) -> None:

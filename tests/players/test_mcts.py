@@ -89,3 +89,14 @@ def test_an_engine_by_name_still_takes_config_and_budget() -> None:
     player = MCTSPlayer("python", SearchConfig(seed=5), Budget(iterations=100))
     assert isinstance(player.engine, MCTS) and player.engine.config.seed == 5
     assert player.name == "mcts-python"
+
+
+@pytest.mark.parametrize("budget", [0, 5000, "1s"])
+def test_a_budget_that_is_no_budget_is_refused_at_once(budget: object) -> None:
+    # It was taken as it came: a falsy one (0) became the default budget, and any other
+    # failed the first move, named as MCTS.search's parameter.
+    with pytest.raises(ValueError) as raised:
+        MCTSPlayer("python", budget=budget)  # type: ignore[arg-type]
+    assert str(raised.value) == (
+        f"The 'budget' parameter of MCTSPlayer must be a Budget or None. Got {budget!r} instead."
+    )

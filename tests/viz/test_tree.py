@@ -59,6 +59,23 @@ def test_moves_and_titles_are_drawn_as_they_are() -> None:
     assert source.count(r'"root\n') == 1
 
 
+def test_the_engine_s_tree_itself_is_refused_for_its_snapshot(tmp_path: Path) -> None:
+    # engine.tree, the root Node, beside engine.tree_view in the README: drawing it failed
+    # with an AttributeError from inside the drawing, after nothing said what to pass.
+    engine = new_engine("python", SearchConfig(seed=1))
+    engine.search(make("tictactoe"), Budget(iterations=50))
+    root = engine.tree  # type: ignore[attr-defined]
+    for draw, owner in ((tree_to_dot, "tree_to_dot"), (render_tree, "render_tree")):
+        args = (root,) if draw is tree_to_dot else (root, tmp_path / "tree.svg")
+        with pytest.raises(ValueError) as raised:
+            draw(*args)
+        assert str(raised.value) == (
+            f"The 'view' parameter of {owner} must be a TreeView (engine.tree_view(state)). "
+            f"Got {root!r} instead."
+        )
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("engine", ["python", "compiled"])
 def test_an_engine_without_a_tree_says_why(engine: str) -> None:
     state = make("tictactoe")

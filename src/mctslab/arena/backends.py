@@ -197,7 +197,7 @@ class RayCluster:
         self._started = False
         if not ray.is_initialized():
             _check_reachable(address)
-            ray.init(address=None if address == "local" else address, log_to_driver=False)
+            ray.init(address=address, log_to_driver=False)
             self._started = True
         self.slots = slots or max(1, int(ray.cluster_resources().get("CPU", 1)))
 
@@ -205,6 +205,8 @@ class RayCluster:
         ray = self._ray
         remote = ray.remote(num_cpus=1, max_retries=0)(run_task)
         running: list[Any] = []
+        #: The game of each running task's reference, to name it when its worker dies.
+        indices: dict[Any, int] = {}
         pending = iter(tasks)
         exhausted = False
         try:
@@ -215,11 +217,17 @@ class RayCluster:
                         exhausted = True
                     else:
                         running.append(remote.remote(task))
+                        indices[running[-1]] = task.index
                 if not running:
                     return
                 done, running = ray.wait(running, num_returns=1, timeout=_POLL_SECONDS)
                 for ref in done:
-                    yield _checked(ray.get(ref))
+                    index = indices.pop(ref)
+                    try:
+                        entry = ray.get(ref)
+                    except ray.exceptions.RayError as error:  # its worker died, its node left
+                        raise GameFailed(f"Game {index + 1} stopped on an error: {error}") from None
+                    yield _checked(entry)
         finally:
             for ref in running:
                 with contextlib.suppress(Exception):

@@ -182,20 +182,23 @@ class EngineProcess:
     def close(self, farewell: Sequence[str] = (), newline: str = "\n") -> None:
         """Say ``farewell`` (e.g. "END", "quit"), close its input, give it ``CLOSE_GRACE``
         seconds to exit, then kill what is left of it: the engine if it lingers, and any
-        process it started that outlives it."""
-        if self.alive:
-            for line in farewell:
-                try:
-                    self.send(line, newline)
-                except EngineError:
-                    break
+        process it started that outlives it. The kill happens even when an exception (a
+        pool worker's SIGTERM, Ctrl-C) cuts the farewell or the grace short."""
         try:
-            if self._process.stdin is not None:
-                self._process.stdin.close()
-        except OSError:
-            pass
-        self._exited_within(CLOSE_GRACE)
-        self.kill()
+            if self.alive:
+                for line in farewell:
+                    try:
+                        self.send(line, newline)
+                    except EngineError:
+                        break
+            try:
+                if self._process.stdin is not None:
+                    self._process.stdin.close()
+            except OSError:
+                pass
+            self._exited_within(CLOSE_GRACE)
+        finally:
+            self.kill()
 
     def kill(self) -> None:
         """Kill the engine at once, with every process it started, then reap it."""

@@ -8,6 +8,7 @@ from pathlib import Path
 from types import ModuleType
 
 from mctslab._extras import install_hint
+from mctslab._validation import check_instance
 from mctslab.core.tree_view import TreeView
 
 
@@ -37,6 +38,7 @@ def tree_to_dot(view: TreeView, *, title: str = "") -> str:
     no arrow to it, nor counts it as more.
     ``title`` is shown above the tree, a line for each of its lines.
     """
+    view = _checked_view(view, "tree_to_dot")
     graphviz = require_graphviz()
     lines = title.splitlines()
     graph = graphviz.Digraph("search_tree", comment=" ".join(lines))
@@ -71,6 +73,11 @@ def tree_to_dot(view: TreeView, *, title: str = "") -> str:
                 penwidth=f"{width:.2f}",
             )
     return str(graph.source)
+
+
+def _checked_view(view: object, owner: str) -> TreeView:
+    """``view``, or ValueError for anything else (the engine's tree itself, say)."""
+    return check_instance(view, "view", owner, TreeView, "a TreeView (engine.tree_view(state))")
 
 
 def _dot_text(text: str) -> str:
@@ -117,7 +124,7 @@ def render_tree(view: TreeView, path: str | Path, *, title: str = "") -> list[Pa
     install hint, see :func:`require_graphviz`).
     """
     target = Path(path)
-    source = tree_to_dot(view, title=title)
+    source = tree_to_dot(_checked_view(view, "render_tree"), title=title)
     dot_file = dot_path(target)
     dot_file.write_text(source)
     written = [dot_file]
