@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
 import queue
+import re
 import shlex
 import signal
 import socket
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from mctslab.arena import openings as openings_module
@@ -585,6 +588,29 @@ def test_the_plots_games_axis_counts_whole_games(
     plot_run([point], tmp_path / "run.png", title="two games", sweep_key=None)
     ticks = drawn[0].axes[-1].get_xticks()
     assert len(ticks) > 1 and all(tick == round(tick) for tick in ticks), ticks
+
+
+@pytest.mark.parametrize("width", [40, 50])
+def test_a_narrow_terminal_keeps_the_game_count_and_time_and_cuts_the_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, width: int
+) -> None:
+    screen = io.StringIO()
+    terminal = Console(file=screen, width=width, force_terminal=True, color_system=None)
+    monkeypatch.setattr(opt, "error_console", terminal)
+    out = tmp_path / "narrow.jsonl"
+    code, output = arena(*BASE, "--games", "4", "--sprt", "elo0=0,elo1=5", "--out", str(out))
+    assert code == 0, output
+    # The display's last drawing, after the run: each redraw starts at a carriage return.
+    lines = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue()).split("\r")
+    last = next(line for line in reversed(lines) if line.startswith("A vs B"))
+    _, games = read(out)
+    wins = sum(game["score"] == 1.0 for game in games)
+    draws = sum(game["score"] == 0.5 for game in games)
+    # One line, as wide as the terminal, with the count and the time whole and the status
+    # (it starts with the tally) after them, cut at its end.
+    assert "\n" not in last.rstrip("\n") and len(last.rstrip("\n")) <= width
+    assert re.search(rf" 4/4 0:00:\d\d \+{wins} =", last), last
+    assert f"+{wins} ={draws} -{4 - wins - draws}  score" in last, last
 
 
 def test_a_sweep_table_has_one_elo_column_when_only_some_points_have_an_interval() -> None:

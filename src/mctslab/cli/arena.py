@@ -8,7 +8,15 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Column, Table
 from rich.text import Text
 
@@ -250,12 +258,22 @@ def _status(match: Match, result: PointResult) -> str:
     return text
 
 
+class _StatusColumn(ProgressColumn):
+    """A task's status on one line, cut at its end where the terminal is too narrow."""
+
+    def render(self, task: Task) -> Text:
+        return Text(task.fields["status"], no_wrap=True, overflow="ellipsis")
+
+
 def _run(match: Match, record: RunRecord, backend: Backend, *, quiet: bool) -> list[PointResult]:
     """Run the match with a live progress bar; a line a game instead when a person is playing
     (on the screen the person reads) or when stderr is no terminal (a log)."""
     plain = quiet or not opt.error_console.is_terminal
     # In a narrow terminal the bar gives way first and the status is cut at its end;
-    # the game count and the time stay whole.
+    # the game count and the time stay whole. The line fills the terminal (expand), so
+    # the bar takes the room the other columns leave, down to its minimum, and the
+    # status is the column that shrinks past that (when only the bar could shrink, Rich
+    # cut every column alike: the count was the first to vanish).
     kept = len(f"{match.games}/{match.games}")
     labels = [_label(match, value) for value, _ in match.points()]
     progress = Progress(
@@ -263,12 +281,13 @@ def _run(match: Match, record: RunRecord, backend: Backend, *, quiet: bool) -> l
             "{task.description}",
             table_column=Column(no_wrap=True, min_width=max(map(len, labels))),
         ),
-        BarColumn(bar_width=None, table_column=Column(ratio=1, min_width=4)),
+        BarColumn(bar_width=None, table_column=Column(no_wrap=True, ratio=1, min_width=4)),
         MofNCompleteColumn(table_column=Column(no_wrap=True, min_width=kept)),
         TimeElapsedColumn(table_column=Column(no_wrap=True, min_width=7)),
-        TextColumn("{task.fields[status]}", table_column=Column(no_wrap=True, overflow="ellipsis")),
+        _StatusColumn(),
         console=opt.error_console,
         disable=plain,
+        expand=True,
     )
     tasks: dict[str | None, Any] = {}
 
