@@ -637,6 +637,45 @@ def test_a_sweep_table_has_one_elo_column_when_only_some_points_have_an_interval
     ]  # fmt: skip
 
 
+def test_the_result_table_is_never_cut(tmp_path: Path) -> None:
+    from mctslab.cli.arena import _table
+
+    # A sweep with an SPRT is wider than 80 columns. In a log (not a terminal) its rows are
+    # written whole, one line each; before, they were fitted to 80 columns and cut:
+    # "iterati…", "inconcl…".
+    out = tmp_path / "sweep.jsonl"
+    args = [*BASE, "--games", "2", "--sweep", "iterations=20,40", "--sprt", "elo0=0,elo1=50"]
+    result = runner.invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if line.startswith(("┃", "│"))]
+    cells = [[cell.strip() for cell in row.split(row[0])[1:-1]] for row in rows]
+    assert cells[0] == ["iterations", "games", "W-D-L", "score", "Elo", "pairs", "LLR", "SPRT"]
+    _, games = read(out)
+    for row in cells[1:]:
+        point = [game for game in games if game["sweep_value"] == row[0]]
+        wins = sum(game["score"] == 1.0 for game in point)
+        draws = sum(game["score"] == 0.5 for game in point)
+        assert row[1:3] == ["2", f"{wins}-{draws}-{2 - wins - draws}"]
+        assert row[-2].endswith("(-2.94, 2.94)") and row[-1] == "inconclusive"
+    assert [row[0] for row in cells[1:]] == ["20", "40"]
+    # In a terminal too narrow for it a cell's text is folded onto more lines, not cut.
+    match = Match(
+        game="tictactoe", params={}, players=(parse_player(MCTS), parse_player("random")),
+        openings=StartPosition(), games=2, sprt=SPRT.parse("elo0=0,elo1=50"),
+        sweep=Sweep.parse("iterations=20,40"),
+    )  # fmt: skip
+    tally = Tally()
+    tally.add(0, 1.0)
+    tally.add(0, 0.5)
+    points = [PointResult(value, parse_player(MCTS), tally, 0.1) for value in ("20", "40")]
+    terminal = Console(width=50, record=True)
+    terminal.print(_table(match, points))
+    text = terminal.export_text()
+    assert "…" not in text and max(map(len, text.splitlines())) <= 50
+    column = [line.split("│")[-2].strip() for line in text.splitlines() if line.startswith("│")]
+    assert "".join(column[: len(column) // 2]) == "inconclusive"
+
+
 def test_the_plotted_interval_starts_where_the_table_shows_one() -> None:
     from mctslab.arena.plot import _running
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -29,6 +30,9 @@ from mctslab.arena.spec import KINDS, PlayerSpec, parse_player
 from mctslab.arena.stats import SPRT
 from mctslab.cli import _options as opt
 from mctslab.games import State
+
+#: The most columns the result table takes in a log (its natural width, up to this).
+_LOG_WIDTH = 1000
 
 PLAYER_HELP = (
     "A player, twice (A then B; scores are A's): KIND[:key=value,...]. Kinds: "
@@ -359,7 +363,13 @@ def _cells(match: Match, result: PointResult, *, intervals: bool) -> list[tuple[
 def _report(match: Match, results: list[PointResult], path: Path) -> None:
     """Print the result table, then what its figures mean and where the record is."""
     opt.console.print(Text(match.title(), style="bold"))
-    opt.console.print(_table(match, results))
+    table = _table(match, results)
+    if not opt.console.is_terminal:
+        # A log has no width: the table is written whole, not fitted to the 80 columns
+        # assumed for it (a sweep's table with an SPRT is wider).
+        wide = opt.console.options.update_width(_LOG_WIDTH)
+        table.width = Measurement.get(opt.console, wide, table).maximum
+    opt.console.print(table, crop=False)
     notes = ["A's score and Elo; pairs: LL LD LW+DD DW WW."]
     if match.sprt is not None:
         notes.append(f"SPRT {match.sprt.describe()}.")
@@ -384,11 +394,13 @@ def _report(match: Match, results: list[PointResult], path: Path) -> None:
 
 
 def _table(match: Match, results: list[PointResult]) -> Table:
-    """A match as label/value rows; a sweep as one row per value."""
+    """A match as label/value rows; a sweep as one row per value. In a terminal too narrow
+    for it a cell's text is folded onto more lines, never cut: a figure cut to "+3…" reads
+    as another."""
     table = Table()
     if match.sweep is None:
-        table.add_column("")
-        table.add_column("", justify="right")
+        table.add_column("", overflow="fold")
+        table.add_column("", justify="right", overflow="fold")
         table.show_header = False
         for label, text in _cells(match, results[0], intervals=results[0].tally.interval_holds):
             table.add_row(label, text)
@@ -396,9 +408,9 @@ def _table(match: Match, results: list[PointResult]) -> Table:
     intervals = any(result.tally.interval_holds for result in results)
     rows = [_cells(match, result, intervals=intervals) for result in results]
     labels = list(dict.fromkeys(label for row in rows for label, _ in row))
-    table.add_column(match.sweep.key, justify="right")
+    table.add_column(match.sweep.key, justify="right", overflow="fold")
     for label in labels:
-        table.add_column(label, justify="right")
+        table.add_column(label, justify="right", overflow="fold")
     for result, row in zip(results, rows, strict=True):
         texts = dict(row)
         table.add_row(str(result.sweep_value), *(texts.get(label, "") for label in labels))
