@@ -104,6 +104,24 @@ def test_local_run_records_every_game(tmp_path: Path) -> None:
     assert "With fewer than 20 pairs no 95% interval or LOS is given" in output
 
 
+def test_a_log_has_one_line_a_game(tmp_path: Path) -> None:
+    # Before, a game's line was broken at 80 columns: "Game 2: ... LLR" and "0.13 (-2.94, ..."
+    # on the next line, which a search of the log for the game did not show.
+    out = tmp_path / "log.jsonl"
+    args = [*BASE, "--games", "4", "--sweep", "iterations=20,40", "--sprt", "elo0=0,elo1=50"]
+    result = runner.invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    _, games = read(out)
+    lines = [line for line in result.output.splitlines() if ", Game " in line]
+    assert len(lines) == len(games) == 8
+    for line in lines:
+        assert re.fullmatch(
+            r"iterations=\d+, Game \d: \S+ \(.+\), .+\. \+\d =\d -\d  score \d+\.\d%  "
+            r"LLR -?\d\.\d\d \(-2\.94, 2\.94\)  Elo [+-]\d+",
+            line,
+        ), line
+
+
 def test_enough_pairs_give_an_interval_and_an_odd_game_is_said_to_count_in_the_score_only(
     tmp_path: Path,
 ) -> None:

@@ -310,12 +310,14 @@ def _run(match: Match, record: RunRecord, backend: Backend, *, quiet: bool) -> l
             status=_status(match, result),
         )
         if plain:
+            # One line a game, however long: a log is read by lines (grep "Game 12:").
             point = "" if result.sweep_value is None else f"{_label(match, result.sweep_value)}, "
             score = float(entry["score"])
             who = "a draw" if score == 0.5 else ("A wins" if score == 1.0 else "B wins")
             (opt.console if quiet else opt.error_console).print(
                 f"{point}Game {entry['index'] + 1}: {entry['result']} ({entry['reason']}), {who}. "
-                + _status(match, result)
+                + _status(match, result),
+                soft_wrap=True,
             )
 
     with progress:
