@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
 import queue
+import re
 import shlex
 import signal
 import socket
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from mctslab.arena import openings as openings_module
@@ -99,6 +102,24 @@ def test_local_run_records_every_game(tmp_path: Path) -> None:
     # Three pairs: too few for an interval (two pairs of a win and a loss each gave +0 +/- 17).
     assert "│ Elo │" in output and "Elo [95%]" not in output and "│ LOS │" not in output
     assert "With fewer than 20 pairs no 95% interval or LOS is given" in output
+
+
+def test_a_log_has_one_line_a_game(tmp_path: Path) -> None:
+    # Before, a game's line was broken at 80 columns: "Game 2: ... LLR" and "0.13 (-2.94, ..."
+    # on the next line, which a search of the log for the game did not show.
+    out = tmp_path / "log.jsonl"
+    args = [*BASE, "--games", "4", "--sweep", "iterations=20,40", "--sprt", "elo0=0,elo1=50"]
+    result = runner.invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    _, games = read(out)
+    lines = [line for line in result.output.splitlines() if ", Game " in line]
+    assert len(lines) == len(games) == 8
+    for line in lines:
+        assert re.fullmatch(
+            r"iterations=\d+, Game \d: \S+ \(.+\), .+\. \+\d =\d -\d  score \d+\.\d%  "
+            r"LLR -?\d\.\d\d \(-2\.94, 2\.94\)  Elo [+-]\d+",
+            line,
+        ), line
 
 
 def test_enough_pairs_give_an_interval_and_an_odd_game_is_said_to_count_in_the_score_only(
@@ -401,6 +422,22 @@ def test_process_pool_plays_the_same_games(tmp_path: Path) -> None:
     assert without_times(read(pooled)[1]) == without_times(read(local)[1])
 
 
+def test_a_pool_starts_no_more_workers_than_games_to_play() -> None:
+    import multiprocessing
+
+    # Before, --workers 6 for two games started six processes, each loading numba (on two
+    # cores: 5.6 s for the run against 2.4 s with two workers).
+    tasks = [
+        GameTask("tictactoe", {}, ("random", "random"), (index, index + 9), index, index % 2, ())
+        for index in range(2)
+    ]
+    seen = []
+    for entry in ProcessPool(6).play(iter(tasks)):
+        seen.append((entry["index"], len(multiprocessing.active_children())))
+    assert sorted(index for index, _ in seen) == [0, 1]
+    assert all(workers <= 2 for _, workers in seen), seen
+
+
 def test_sprt_stops_the_match_when_it_decides(tmp_path: Path) -> None:
     out = tmp_path / "sprt.jsonl"
     args = [*BASE, "--games", "200", "--sprt", "elo0=0,elo1=50", "--out", str(out)]
@@ -587,6 +624,29 @@ def test_the_plots_games_axis_counts_whole_games(
     assert len(ticks) > 1 and all(tick == round(tick) for tick in ticks), ticks
 
 
+@pytest.mark.parametrize("width", [40, 50])
+def test_a_narrow_terminal_keeps_the_game_count_and_time_and_cuts_the_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, width: int
+) -> None:
+    screen = io.StringIO()
+    terminal = Console(file=screen, width=width, force_terminal=True, color_system=None)
+    monkeypatch.setattr(opt, "error_console", terminal)
+    out = tmp_path / "narrow.jsonl"
+    code, output = arena(*BASE, "--games", "4", "--sprt", "elo0=0,elo1=5", "--out", str(out))
+    assert code == 0, output
+    # The display's last drawing, after the run: each redraw starts at a carriage return.
+    lines = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue()).split("\r")
+    last = next(line for line in reversed(lines) if line.startswith("A vs B"))
+    _, games = read(out)
+    wins = sum(game["score"] == 1.0 for game in games)
+    draws = sum(game["score"] == 0.5 for game in games)
+    # One line, as wide as the terminal, with the count and the time whole and the status
+    # (it starts with the tally) after them, cut at its end.
+    assert "\n" not in last.rstrip("\n") and len(last.rstrip("\n")) <= width
+    assert re.search(rf" 4/4 0:00:\d\d \+{wins} =", last), last
+    assert f"+{wins} ={draws} -{4 - wins - draws}  score" in last, last
+
+
 def test_a_sweep_table_has_one_elo_column_when_only_some_points_have_an_interval() -> None:
     from rich.console import Console
 
@@ -609,6 +669,45 @@ def test_a_sweep_table_has_one_elo_column_when_only_some_points_have_an_interval
     assert [cell.strip() for cell in header.split("┃")[1:-1]] == [
         "iterations", "games", "W-D-L", "score", "Elo [95%]", "LOS", "pairs",
     ]  # fmt: skip
+
+
+def test_the_result_table_is_never_cut(tmp_path: Path) -> None:
+    from mctslab.cli.arena import _table
+
+    # A sweep with an SPRT is wider than 80 columns. In a log (not a terminal) its rows are
+    # written whole, one line each; before, they were fitted to 80 columns and cut:
+    # "iterati…", "inconcl…".
+    out = tmp_path / "sweep.jsonl"
+    args = [*BASE, "--games", "2", "--sweep", "iterations=20,40", "--sprt", "elo0=0,elo1=50"]
+    result = runner.invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if line.startswith(("┃", "│"))]
+    cells = [[cell.strip() for cell in row.split(row[0])[1:-1]] for row in rows]
+    assert cells[0] == ["iterations", "games", "W-D-L", "score", "Elo", "pairs", "LLR", "SPRT"]
+    _, games = read(out)
+    for row in cells[1:]:
+        point = [game for game in games if game["sweep_value"] == row[0]]
+        wins = sum(game["score"] == 1.0 for game in point)
+        draws = sum(game["score"] == 0.5 for game in point)
+        assert row[1:3] == ["2", f"{wins}-{draws}-{2 - wins - draws}"]
+        assert row[-2].endswith("(-2.94, 2.94)") and row[-1] == "inconclusive"
+    assert [row[0] for row in cells[1:]] == ["20", "40"]
+    # In a terminal too narrow for it a cell's text is folded onto more lines, not cut.
+    match = Match(
+        game="tictactoe", params={}, players=(parse_player(MCTS), parse_player("random")),
+        openings=StartPosition(), games=2, sprt=SPRT.parse("elo0=0,elo1=50"),
+        sweep=Sweep.parse("iterations=20,40"),
+    )  # fmt: skip
+    tally = Tally()
+    tally.add(0, 1.0)
+    tally.add(0, 0.5)
+    points = [PointResult(value, parse_player(MCTS), tally, 0.1) for value in ("20", "40")]
+    terminal = Console(width=50, record=True)
+    terminal.print(_table(match, points))
+    text = terminal.export_text()
+    assert "…" not in text and max(map(len, text.splitlines())) <= 50
+    column = [line.split("│")[-2].strip() for line in text.splitlines() if line.startswith("│")]
+    assert "".join(column[: len(column) // 2]) == "inconclusive"
 
 
 def test_the_plotted_interval_starts_where_the_table_shows_one() -> None:

@@ -171,6 +171,24 @@ def test_sprt_bounds_are_apart_so_that_no_test_decides_before_a_game() -> None:
         SPRT(0, 5, alpha=0.5, beta=0.5)
 
 
+@pytest.mark.parametrize("elos", [(0.0, 7000.0), (-1e6, 0.0)])
+def test_hypotheses_beyond_what_a_score_can_express_are_refused_before_any_game(
+    elos: tuple[float, float],
+) -> None:
+    # At +7000 Elo the expected score, 1 - 3e-18, is 1.0 as a float: no likelihood has that
+    # mean. Before, such a test was taken and failed after the first pair ("The score must
+    # be in (0, 1)"), or overflowed at -1e6.
+    assert 1.0 / (1.0 + 10.0 ** (-7000.0 / 400.0)) == 1.0
+    with pytest.raises(ValueError, match=r"SPRT must be a float in \[-4000, 4000\]"):
+        SPRT(*elos)
+
+
+def test_hypotheses_at_the_limit_still_give_a_finite_llr() -> None:
+    test = SPRT(-4000, 4000)
+    assert 0 < test.llr([0, 0, 0, 0, 3]) < math.inf
+    assert -math.inf < test.llr([3, 0, 0, 0, 0]) < 0
+
+
 def test_an_unknown_sprt_option_is_named_once() -> None:
     # Before: "...; 'foo' is not one of those. Got 'foo' instead."
     with pytest.raises(ValueError) as refused:

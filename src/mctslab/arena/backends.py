@@ -104,7 +104,7 @@ def _worker(tasks: Any, results: Any, parent: int) -> None:
 
 
 class ProcessPool:
-    """``workers`` local processes, each playing whole games.
+    """Up to ``workers`` local processes, each playing whole games.
 
     The processes are started with "spawn" (safe alongside the progress
     display's thread) and are not daemons, so a player may start processes
@@ -122,14 +122,9 @@ class ProcessPool:
         context = multiprocessing.get_context("spawn")
         task_queue = context.Queue()
         result_queue = context.Queue()
-        processes = [
-            context.Process(
-                target=_worker, args=(task_queue, result_queue, os.getpid()), daemon=False
-            )
-            for _ in range(self.slots)
-        ]
-        for process in processes:
-            process.start()
+        # Started as tasks come, each when every worker already started is busy: more
+        # workers than games to play (a short match, a resumed one) start only those needed.
+        processes: list[Any] = []
         try:
             running = 0
             pending = iter(tasks)
@@ -140,6 +135,15 @@ class ProcessPool:
                     if task is None:
                         exhausted = True
                     else:
+                        if len(processes) == running:
+                            processes.append(
+                                context.Process(
+                                    target=_worker,
+                                    args=(task_queue, result_queue, os.getpid()),
+                                    daemon=False,
+                                )
+                            )
+                            processes[-1].start()
                         task_queue.put(task)
                         running += 1
                 if running == 0:

@@ -48,6 +48,10 @@ from mctslab._validation import check_float, invalid
 Z_95 = 1.959963984540054
 #: What a zero frequency is replaced by (fishtest's ``regularize``).
 REGULARISATION = 1e-3
+#: The largest |elo0| and |elo1| of an SPRT. Its likelihoods need an expected score strictly
+#: inside (0, 1), which a float loses past about +6300 Elo (a score of 1 - 1e-16); at 4000 it
+#: is 1 - 1e-10, far beyond any hypothesis worth testing.
+SPRT_ELO_LIMIT = 4000.0
 
 
 def logistic_elo(score: float) -> float:
@@ -179,7 +183,8 @@ class SPRT:
     ``alpha`` bounds the chance of accepting H1 when H0 holds, ``beta`` that
     of accepting H0 when H1 holds (fishtest's defaults are 0.05 each); each is
     at most 1/2, and their sum below 1 (Wald 1945): at ``alpha + beta = 1``
-    both bounds are 0 and the test would accept H1 before any game.
+    both bounds are 0 and the test would accept H1 before any game. ``elo0``
+    and ``elo1`` are within +/-:data:`SPRT_ELO_LIMIT`.
     """
 
     elo0: float
@@ -188,8 +193,9 @@ class SPRT:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
-        check_float(self.elo0, "elo0", "SPRT")
-        check_float(self.elo1, "elo1", "SPRT")
+        limit = SPRT_ELO_LIMIT
+        check_float(self.elo0, "elo0", "SPRT", low=-limit, high=limit, low_inclusive=True)
+        check_float(self.elo1, "elo1", "SPRT", low=-limit, high=limit, low_inclusive=True)
         check_float(self.alpha, "alpha", "SPRT", low=0.0, high=0.5)
         check_float(self.beta, "beta", "SPRT", low=0.0, high=0.5)
         if not self.alpha + self.beta < 1.0:

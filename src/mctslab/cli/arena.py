@@ -8,7 +8,16 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.measure import Measurement
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Column, Table
 from rich.text import Text
 
@@ -21,6 +30,9 @@ from mctslab.arena.spec import KINDS, PlayerSpec, parse_player
 from mctslab.arena.stats import SPRT
 from mctslab.cli import _options as opt
 from mctslab.games import State
+
+#: The most columns the result table takes in a log (its natural width, up to this).
+_LOG_WIDTH = 1000
 
 PLAYER_HELP = (
     "A player, twice (A then B; scores are A's): KIND[:key=value,...]. Kinds: "
@@ -250,12 +262,22 @@ def _status(match: Match, result: PointResult) -> str:
     return text
 
 
+class _StatusColumn(ProgressColumn):
+    """A task's status on one line, cut at its end where the terminal is too narrow."""
+
+    def render(self, task: Task) -> Text:
+        return Text(task.fields["status"], no_wrap=True, overflow="ellipsis")
+
+
 def _run(match: Match, record: RunRecord, backend: Backend, *, quiet: bool) -> list[PointResult]:
     """Run the match with a live progress bar; a line a game instead when a person is playing
     (on the screen the person reads) or when stderr is no terminal (a log)."""
     plain = quiet or not opt.error_console.is_terminal
     # In a narrow terminal the bar gives way first and the status is cut at its end;
-    # the game count and the time stay whole.
+    # the game count and the time stay whole. The line fills the terminal (expand), so
+    # the bar takes the room the other columns leave, down to its minimum, and the
+    # status is the column that shrinks past that (when only the bar could shrink, Rich
+    # cut every column alike: the count was the first to vanish).
     kept = len(f"{match.games}/{match.games}")
     labels = [_label(match, value) for value, _ in match.points()]
     progress = Progress(
@@ -263,12 +285,13 @@ def _run(match: Match, record: RunRecord, backend: Backend, *, quiet: bool) -> l
             "{task.description}",
             table_column=Column(no_wrap=True, min_width=max(map(len, labels))),
         ),
-        BarColumn(bar_width=None, table_column=Column(ratio=1, min_width=4)),
+        BarColumn(bar_width=None, table_column=Column(no_wrap=True, ratio=1, min_width=4)),
         MofNCompleteColumn(table_column=Column(no_wrap=True, min_width=kept)),
         TimeElapsedColumn(table_column=Column(no_wrap=True, min_width=7)),
-        TextColumn("{task.fields[status]}", table_column=Column(no_wrap=True, overflow="ellipsis")),
+        _StatusColumn(),
         console=opt.error_console,
         disable=plain,
+        expand=True,
     )
     tasks: dict[str | None, Any] = {}
 
@@ -287,12 +310,14 @@ def _run(match: Match, record: RunRecord, backend: Backend, *, quiet: bool) -> l
             status=_status(match, result),
         )
         if plain:
+            # One line a game, however long: a log is read by lines (grep "Game 12:").
             point = "" if result.sweep_value is None else f"{_label(match, result.sweep_value)}, "
             score = float(entry["score"])
             who = "a draw" if score == 0.5 else ("A wins" if score == 1.0 else "B wins")
             (opt.console if quiet else opt.error_console).print(
                 f"{point}Game {entry['index'] + 1}: {entry['result']} ({entry['reason']}), {who}. "
-                + _status(match, result)
+                + _status(match, result),
+                soft_wrap=True,
             )
 
     with progress:
@@ -340,7 +365,13 @@ def _cells(match: Match, result: PointResult, *, intervals: bool) -> list[tuple[
 def _report(match: Match, results: list[PointResult], path: Path) -> None:
     """Print the result table, then what its figures mean and where the record is."""
     opt.console.print(Text(match.title(), style="bold"))
-    opt.console.print(_table(match, results))
+    table = _table(match, results)
+    if not opt.console.is_terminal:
+        # A log has no width: the table is written whole, not fitted to the 80 columns
+        # assumed for it (a sweep's table with an SPRT is wider).
+        wide = opt.console.options.update_width(_LOG_WIDTH)
+        table.width = Measurement.get(opt.console, wide, table).maximum
+    opt.console.print(table, crop=False)
     notes = ["A's score and Elo; pairs: LL LD LW+DD DW WW."]
     if match.sprt is not None:
         notes.append(f"SPRT {match.sprt.describe()}.")
@@ -365,11 +396,13 @@ def _report(match: Match, results: list[PointResult], path: Path) -> None:
 
 
 def _table(match: Match, results: list[PointResult]) -> Table:
-    """A match as label/value rows; a sweep as one row per value."""
+    """A match as label/value rows; a sweep as one row per value. In a terminal too narrow
+    for it a cell's text is folded onto more lines, never cut: a figure cut to "+3…" reads
+    as another."""
     table = Table()
     if match.sweep is None:
-        table.add_column("")
-        table.add_column("", justify="right")
+        table.add_column("", overflow="fold")
+        table.add_column("", justify="right", overflow="fold")
         table.show_header = False
         for label, text in _cells(match, results[0], intervals=results[0].tally.interval_holds):
             table.add_row(label, text)
@@ -377,9 +410,9 @@ def _table(match: Match, results: list[PointResult]) -> Table:
     intervals = any(result.tally.interval_holds for result in results)
     rows = [_cells(match, result, intervals=intervals) for result in results]
     labels = list(dict.fromkeys(label for row in rows for label, _ in row))
-    table.add_column(match.sweep.key, justify="right")
+    table.add_column(match.sweep.key, justify="right", overflow="fold")
     for label in labels:
-        table.add_column(label, justify="right")
+        table.add_column(label, justify="right", overflow="fold")
     for result, row in zip(results, rows, strict=True):
         texts = dict(row)
         table.add_row(str(result.sweep_value), *(texts.get(label, "") for label in labels))
