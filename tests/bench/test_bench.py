@@ -392,13 +392,12 @@ def test_the_tables_keep_every_figure_whole(
     # the cells onto more lines.
     from mctslab.benchmark._report import tables
     from mctslab.cli import _options as opt
-    from mctslab.cli.bench import _show
 
     screen = io.StringIO()
     console = Console(file=screen, width=60, force_terminal=terminal, color_system=None)
     monkeypatch.setattr(opt, "console", console)
     for table in rich_tables(report):
-        _show(table)
+        opt.print_whole(table)
     shown = screen.getvalue()
     assert "…" not in shown
     if not terminal:

@@ -15,6 +15,8 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.measure import Measurement
+from rich.table import Table
 from rich.text import Text
 
 from mctslab._interrupt import noticing_ctrl_c
@@ -33,6 +35,20 @@ from mctslab.records import parse_moves
 # Text styles where wanted.
 console = Console(highlight=False, markup=False, emoji=False)
 error_console = Console(stderr=True, highlight=False, markup=False, emoji=False)
+#: The widest a table printed to a pipe or a file may be (its natural width, up to this).
+_UNBOUNDED = 10_000
+
+
+def print_whole(table: Table) -> None:
+    """Print ``table`` to stdout whole: at its own width to a pipe or a file, which have
+    none (at rich's 80 columns figures were cut to '2,941,1…' and verdicts to 'inconcl…');
+    a terminal narrower than the table folds the cells that allow it."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    unbounded = console.options.update_width(_UNBOUNDED)
+    width = Measurement.get(console, unbounded, table).maximum
+    Console(file=console.file, width=width, highlight=False, markup=False, emoji=False).print(table)
 
 
 def game_argument(games: list[str], *, or_record: bool = False) -> Any:

@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -30,9 +29,6 @@ from mctslab.arena.spec import KINDS, PlayerSpec, parse_player
 from mctslab.arena.stats import SPRT
 from mctslab.cli import _options as opt
 from mctslab.games import State
-
-#: The most columns the result table takes in a log (its natural width, up to this).
-_LOG_WIDTH = 1000
 
 PLAYER_HELP = (
     "A player, twice (A then B; scores are A's): KIND[:key=value,...]. Kinds: "
@@ -365,13 +361,7 @@ def _cells(match: Match, result: PointResult, *, intervals: bool) -> list[tuple[
 def _report(match: Match, results: list[PointResult], path: Path) -> None:
     """Print the result table, then what its figures mean and where the record is."""
     opt.console.print(Text(match.title(), style="bold"))
-    table = _table(match, results)
-    if not opt.console.is_terminal:
-        # A log has no width: the table is written whole, not fitted to the 80 columns
-        # assumed for it (a sweep's table with an SPRT is wider).
-        wide = opt.console.options.update_width(_LOG_WIDTH)
-        table.width = Measurement.get(opt.console, wide, table).maximum
-    opt.console.print(table, crop=False)
+    opt.print_whole(_table(match, results))
     notes = ["A's score and Elo; pairs: LL LD LW+DD DW WW."]
     if match.sprt is not None:
         notes.append(f"SPRT {match.sprt.describe()}.")

@@ -7,9 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.measure import Measurement
-from rich.table import Table
 
 from mctslab._extras import install_hint
 from mctslab.cli import _options as opt
@@ -19,8 +16,6 @@ _PART_NAMES = "speed, profile, workers, memory, startup"
 #: The heading of a results file's hand-written part (mctslab.benchmark.HAND_WRITTEN,
 #: which this command does not import before it runs; a test checks they agree).
 _HAND_WRITTEN = "## The goals not met, and what limits them"
-#: Wider than any table of the report, to measure its natural width.
-_UNBOUNDED = 10_000
 
 
 def bench(
@@ -87,7 +82,7 @@ def bench(
         print(json.dumps(report, indent=2))
     else:
         for table in rich_tables(report):
-            _show(table)
+            opt.print_whole(table)
     if not report["options"]["openspiel"]:
         opt.error_console.print(
             "OpenSpiel is not installed, so the peer's columns and the goals measured "
@@ -97,23 +92,6 @@ def bench(
         opt.error(f"the {part} measurement failed: {message}")
     if report["errors"]:
         raise typer.Exit(1)
-
-
-def _show(table: Table) -> None:
-    """Print ``table`` whole: at its own width to a pipe or a file, which have none (at
-    rich's 80 columns its numbers were cut to '2,941,1…'); a terminal narrower than
-    it folds the cells (see :func:`mctslab.benchmark.rich_tables`)."""
-    console = opt.console
-    if not console.is_terminal:
-        unbounded = console.options.update_width(_UNBOUNDED)
-        console = Console(
-            file=console.file,
-            width=Measurement.get(console, unbounded, table).maximum,
-            highlight=False,
-            markup=False,
-            emoji=False,
-        )
-    console.print(table)
 
 
 def _split(values: list[str]) -> tuple[str, ...]:
