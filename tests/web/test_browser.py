@@ -558,3 +558,57 @@ def test_a_phone_screen_fits_the_page(server: str, browser: Any) -> None:
     hint.wait_for()
     assert hint.get_attribute("stroke") == "#ffffff"
     page.close()
+
+
+# The page's fetch, with its answers to the AI's move requests held back (a slow network).
+_SLOW_AI_ANSWERS = """() => {
+  const fetchNow = window.fetch;
+  window.fetch = async (url, options) => {
+    const response = await fetchNow(url, options);
+    if (String(url).endsWith('/ai')) await new Promise((done) => setTimeout(done, 800));
+    return response;
+  };
+}"""
+
+
+def test_a_new_game_started_while_the_ai_is_asked_to_move_stays_shown(
+    server: str, browser: Any
+) -> None:
+    # Before, the late answer to the old game's AI request was taken as this tab's game: the
+    # tab went back to the old game, deleted by then ("no longer on the server").
+    page = _page_on_game(browser, server, game="tictactoe", simulations=50)
+    page.evaluate(_SLOW_AI_ANSWERS)
+    old = page.evaluate("sessionStorage.getItem('mctslab.game')")
+    page.locator("#board rect.target").first.click()
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 1")
+    page.click("#new-game")
+    page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
+    new = page.evaluate("sessionStorage.getItem('mctslab.game')")
+    page.wait_for_timeout(1500)  # the old game's answer has come
+    assert page.evaluate("[sessionStorage.getItem('mctslab.game'), game.id]") == [new, new]
+    assert _state(page) == "your-turn" and page.locator("#move-list li").count() == 0
+    page.close()
+
+
+def test_undo_waits_while_the_ais_move_is_asked_for(server: str, browser: Any) -> None:
+    # Before, Undo was enabled until the AI's search began: the undo came first, and the AI's
+    # request was refused with "It is your turn, not the AI's".
+    page = _page_on_game(browser, server, game="tictactoe", moves=["a1", "b1"], simulations=50)
+    # The AI's move request reaches the server late.
+    page.evaluate(
+        """() => {
+          const fetchNow = window.fetch;
+          window.fetch = async (url, options) => {
+            if (String(url).endsWith('/ai')) await new Promise((done) => setTimeout(done, 800));
+            return fetchNow(url, options);
+          };
+        }"""
+    )
+    page.locator("#board rect.target").first.click()
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 3")
+    assert not page.is_enabled("#undo")
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 4")
+    page.wait_for_selector("#status[data-state=your-turn]")
+    page.wait_for_function("!document.querySelector('#undo').disabled")
+    assert page.inner_text("#message") == ""
+    page.close()

@@ -224,6 +224,7 @@ let live = null; // the latest progress message of the running search
 let socket = null;
 let aiAsked = null;
 let pending = false; // a request the person made is on its way to the server
+let askingAi = null; // the position (as aiAsked) whose AI move is asked for, while the request is on its way
 let replacing = null; // the id of this tab's game that its new game is replacing
 let replacedClosed = false; // whether that game's stream said it was deleted meanwhile
 
@@ -309,12 +310,16 @@ async function exclusive(task) {
   }
 }
 
+// An answer that comes once the tab shows another game (started meanwhile) is dropped: it
+// would bring the old game back, deleted by then.
 async function send(path, body) {
+  const id = game.id;
   showMessage("");
   try {
-    accept(await api("POST", `/api/games/${game.id}/${path}`, body));
+    const snapshot = await api("POST", `/api/games/${id}/${path}`, body);
+    if (game.id === id) accept(snapshot);
   } catch (error) {
-    showMessage(error.message);
+    if (game.id === id) showMessage(error.message);
   }
 }
 
@@ -401,7 +406,14 @@ function askAi() {
   const key = `${game.id}:${game.version}`;
   if (!aiToMove() || game.searching || game.error || aiAsked === key) return;
   aiAsked = key;
-  send("ai"); // not the person's request: it may come while one of theirs is on its way
+  // not the person's request: it may come while one of theirs is on its way
+  askingAi = key;
+  renderButtons();
+  send("ai").finally(() => {
+    if (askingAi !== key) return;
+    askingAi = null;
+    renderButtons();
+  });
 }
 
 // -- the new-game form ------------------------------------------------------------
@@ -894,7 +906,10 @@ function renderMoves() {
 
 function renderButtons() {
   const idle = !game.searching;
-  $("#undo").disabled = !idle || !game.can_undo || Boolean(game.closed);
+  // While the AI's move is asked for, its search is as good as begun: an undo would be
+  // refused, or come first and have the AI's request refused as out of turn.
+  const asking = askingAi === `${game.id}:${game.version}`;
+  $("#undo").disabled = !idle || asking || !game.can_undo || Boolean(game.closed);
   $("#hint").disabled = !canPlay();
   $("#retry").hidden = !aiFailed();
   // An AI move still waiting for a search slot has nothing to play yet: stopping would only
