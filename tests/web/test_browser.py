@@ -613,3 +613,38 @@ def test_undo_waits_while_the_ais_move_is_asked_for(server: str, browser: Any) -
     page.wait_for_function("!document.querySelector('#undo').disabled")
     assert page.inner_text("#message") == ""
     page.close()
+
+
+def test_a_game_is_played_with_the_keyboard_alone(server: str, browser: Any) -> None:
+    # Before, the board's cells took clicks only: no key reached them, nor the Tab key the board.
+    page = _page_on_game(browser, server, game="tictactoe", simulations=50)
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "board":
+            break
+    assert page.evaluate("document.activeElement.id") == "board"
+    # The keyboard's cell starts at the centre, shows, and is named.
+    assert page.is_visible("#board .cursor")
+    assert page.get_attribute("#board", "aria-label").endswith("(b2)")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")  # the board's edge: it stays on a3
+    assert page.get_attribute("#board", "aria-label").endswith("(a3)")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 2")
+    page.wait_for_selector("#status[data-state=your-turn]")
+    assert page.locator("#move-list li").first.inner_text() == "a3"
+    # The board keeps the focus for the next move; a taken cell plays nothing.
+    assert page.evaluate("document.activeElement.id") == "board"
+    assert page.is_visible("#board .cursor")
+    page.keyboard.press(" ")
+    page.wait_for_timeout(300)
+    assert page.locator("#move-list li").count() == 2
+    free = page.evaluate("game.legal[0]")  # from a3, the top left cell
+    for key, times in (("ArrowDown", free["id"] // 3), ("ArrowRight", free["id"] % 3)):
+        for _ in range(times):
+            page.keyboard.press(key)
+    page.keyboard.press(" ")
+    page.wait_for_function("document.querySelectorAll('#move-list li').length >= 3")
+    assert page.locator("#move-list li").nth(2).inner_text() == free["move"]
+    page.close()

@@ -92,6 +92,7 @@ const STRINGS = {
     reason_equal: "equal discs, {score}",
     disc_score: "{first} {a} – {second} {b}",
     column_move: "col {move}",
+    board_label: "Board: the arrow keys choose a cell, Enter plays there ({cell})",
     reason_said: "{name} said 1",
   },
   zh: {
@@ -183,6 +184,7 @@ const STRINGS = {
     reason_equal: "棋子数相同，{score}",
     disc_score: "{first} {a} – {second} {b}",
     column_move: "第 {move} 列",
+    board_label: "棋盘：用方向键选择位置，按回车在此落子（{cell}）",
     reason_said: "{name}报到了 1",
   },
 };
@@ -213,6 +215,8 @@ const CELL = 40;
 const MARGIN = 26;
 // On big boards only the most visited moves get their share written on them.
 const LABELLED_MOVES = 10;
+// How the arrow keys move the keyboard's cell on the board.
+const STEPS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 // Countdown shows at most this many of the numbers said.
 const SHOWN_NUMBERS = 60;
 
@@ -227,6 +231,7 @@ let pending = false; // a request the person made is on its way to the server
 let askingAi = null; // the position (as aiAsked) whose AI move is asked for, while the request is on its way
 let replacing = null; // the id of this tab's game that its new game is replacing
 let replacedClosed = false; // whether that game's stream said it was deleted meanwhile
+let cursor = null; // the board's cell that the keyboard is on, [row, column]
 
 function t(key, vars = {}) {
   const text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
@@ -385,6 +390,7 @@ function accept(snapshot) {
   if (!game.searching) live = null;
   if (changedGame) {
     sessionStorage.setItem("mctslab.game", game.id);
+    cursor = null; // its board may be another size
     connect(game.id);
   }
   if (game.error) showMessage(game.error);
@@ -758,6 +764,19 @@ function drawGrid(board) {
     }
   }
 
+  // the keyboard's cell, shown while the board has the keyboard's focus (style.css)
+  const [cursorRow, cursorColumn] = keyCell(board);
+  const cell = board.moves === "columns"
+    ? moveLabel(board.column_labels[cursorColumn])
+    : board.column_labels[cursorColumn] + board.row_labels[cursorRow];
+  root.setAttribute("aria-label", t("board_label", { cell }));
+  const attributes = { fill: "none", stroke: look.hint, "stroke-width": 3, rx: 6, class: "cursor" };
+  if (board.moves === "columns") {
+    layers.push(svg("rect", { x: x(cursorColumn) + 1, y: y(0), width: CELL - 2, height, ...attributes }));
+  } else {
+    layers.push(svg("rect", { x: x(cursorColumn) + 1, y: y(cursorRow) + 1, width: CELL - 2, height: CELL - 2, ...attributes }));
+  }
+
   // click targets on the legal moves
   if (canPlay()) {
     // Only Othello leaves empty cells where no stone may go; mark its legal ones, since a
@@ -785,6 +804,33 @@ function drawGrid(board) {
     }
   }
   root.replaceChildren(...layers);
+}
+
+// The cell the keyboard is on: the centre of the board at first.
+function keyCell(board) {
+  cursor ??= [Math.floor(board.rows / 2), Math.floor(board.columns / 2)];
+  return cursor;
+}
+
+// The board without a mouse: the arrow keys move the keyboard's cell, Enter or Space plays there.
+function boardKey(event) {
+  const board = game?.board;
+  if (!board || board.kind !== "grid") return;
+  const [row, column] = keyCell(board);
+  if (event.key in STEPS) {
+    const [down, right] = STEPS[event.key];
+    cursor = [
+      Math.max(0, Math.min(board.rows - 1, row + down)),
+      Math.max(0, Math.min(board.columns - 1, column + right)),
+    ];
+    renderBoard();
+  } else if (event.key === "Enter" || event.key === " ") {
+    const id = board.moves === "columns" ? column : row * board.columns + column;
+    if (canPlay() && game.legal.some((move) => move.id === id)) playMove(id);
+  } else {
+    return;
+  }
+  event.preventDefault();
 }
 
 // Countdown: the numbers said so far, the next one, and a button per legal move.
@@ -1038,6 +1084,7 @@ async function main() {
     const pass = game.legal.find((move) => move.move === "pass");
     if (pass) playMove(pass.id);
   });
+  $("#board").addEventListener("keydown", boardKey);
   $("#show-tree").addEventListener("click", showTree);
   $("#close-tree").addEventListener("click", () => $("#tree-dialog").close());
   $("#save").addEventListener("click", saveRecord);
