@@ -648,3 +648,29 @@ def test_a_game_is_played_with_the_keyboard_alone(server: str, browser: Any) -> 
     page.wait_for_function("document.querySelectorAll('#move-list li').length >= 3")
     assert page.locator("#move-list li").nth(2).inner_text() == free["move"]
     page.close()
+
+
+def test_typing_a_board_size_keeps_the_stones_in_a_row(server: str, browser: Any) -> None:
+    # Before, the first digit of "11" was taken as the size: k became 1, and the form refused
+    # to start ("must be greater than or equal to 3").
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(server)
+    page.wait_for_selector("#status[data-state]")
+    page.select_option("#game", "gomoku")
+    page.locator("#params input[name=size]").click(click_count=3)
+    page.keyboard.type("11")
+    assert page.input_value("#params input[name=k]") == "5"
+    page.locator("#params input[name=k]").click(click_count=3)
+    page.keyboard.type("9")
+    page.locator("#params input[name=size]").click(click_count=3)
+    page.keyboard.type("6")  # a smaller board still lowers k
+    assert page.input_value("#params input[name=k]") == "6"
+    page.locator("#params input[name=size]").click(click_count=3)
+    page.keyboard.type("11")
+    page.select_option("#strength-unit", "simulations")
+    page.fill("#strength", "50")
+    old = page.evaluate("sessionStorage.getItem('mctslab.game')")
+    page.click("#new-game")
+    page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
+    assert page.evaluate("game.settings.params") == {"width": 11, "height": 11, "k": 6}
+    page.close()

@@ -464,6 +464,8 @@ function renderParams(values) {
   const k = box.querySelector("input[name=k]");
   if (size && k) {
     const clamp = () => {
+      // a size half typed ("1" on the way to "15") is no size yet: k would become 1
+      if (!size.checkValidity()) return;
       k.max = size.value;
       if (Number(k.value) > Number(size.value)) k.value = size.value;
     };
