@@ -626,6 +626,8 @@ def test_a_game_is_played_with_the_keyboard_alone(server: str, browser: Any) -> 
     # The keyboard's cell starts at the centre, shows, and is named.
     assert page.is_visible("#board .cursor")
     assert page.get_attribute("#board", "aria-label").endswith("(b2)")
+    page.keyboard.press("Alt+ArrowLeft")  # the browser's (back), not the board's
+    assert page.get_attribute("#board", "aria-label").endswith("(b2)")
     page.keyboard.press("ArrowUp")
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")  # the board's edge: it stays on a3

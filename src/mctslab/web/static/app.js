@@ -817,7 +817,8 @@ function keyCell(board) {
 // The board without a mouse: the arrow keys move the keyboard's cell, Enter or Space plays there.
 function boardKey(event) {
   const board = game?.board;
-  if (!board || board.kind !== "grid") return;
+  // with a modifier, a key is the browser's (Alt+Left goes back)
+  if (!board || board.kind !== "grid" || event.altKey || event.ctrlKey || event.metaKey) return;
   const [row, column] = keyCell(board);
   if (event.key in STEPS) {
     const [down, right] = STEPS[event.key];
