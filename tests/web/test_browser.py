@@ -558,3 +558,121 @@ def test_a_phone_screen_fits_the_page(server: str, browser: Any) -> None:
     hint.wait_for()
     assert hint.get_attribute("stroke") == "#ffffff"
     page.close()
+
+
+# The page's fetch, with its answers to the AI's move requests held back (a slow network).
+_SLOW_AI_ANSWERS = """() => {
+  const fetchNow = window.fetch;
+  window.fetch = async (url, options) => {
+    const response = await fetchNow(url, options);
+    if (String(url).endsWith('/ai')) await new Promise((done) => setTimeout(done, 800));
+    return response;
+  };
+}"""
+
+
+def test_a_new_game_started_while_the_ai_is_asked_to_move_stays_shown(
+    server: str, browser: Any
+) -> None:
+    # Before, the late answer to the old game's AI request was taken as this tab's game: the
+    # tab went back to the old game, deleted by then ("no longer on the server").
+    page = _page_on_game(browser, server, game="tictactoe", simulations=50)
+    page.evaluate(_SLOW_AI_ANSWERS)
+    old = page.evaluate("sessionStorage.getItem('mctslab.game')")
+    page.locator("#board rect.target").first.click()
+    # (the stream may bring the AI's move before its answer does)
+    page.wait_for_function("document.querySelectorAll('#move-list li').length >= 1")
+    page.click("#new-game")
+    page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
+    new = page.evaluate("sessionStorage.getItem('mctslab.game')")
+    page.wait_for_timeout(1500)  # the old game's answer has come
+    assert page.evaluate("[sessionStorage.getItem('mctslab.game'), game.id]") == [new, new]
+    assert _state(page) == "your-turn" and page.locator("#move-list li").count() == 0
+    page.close()
+
+
+def test_undo_waits_while_the_ais_move_is_asked_for(server: str, browser: Any) -> None:
+    # Before, Undo was enabled until the AI's search began: the undo came first, and the AI's
+    # request was refused with "It is your turn, not the AI's".
+    page = _page_on_game(browser, server, game="tictactoe", moves=["a1", "b1"], simulations=50)
+    # The AI's move request reaches the server late.
+    page.evaluate(
+        """() => {
+          const fetchNow = window.fetch;
+          window.fetch = async (url, options) => {
+            if (String(url).endsWith('/ai')) await new Promise((done) => setTimeout(done, 800));
+            return fetchNow(url, options);
+          };
+        }"""
+    )
+    page.locator("#board rect.target").first.click()
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 3")
+    assert not page.is_enabled("#undo")
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 4")
+    page.wait_for_selector("#status[data-state=your-turn]")
+    page.wait_for_function("!document.querySelector('#undo').disabled")
+    assert page.inner_text("#message") == ""
+    page.close()
+
+
+def test_a_game_is_played_with_the_keyboard_alone(server: str, browser: Any) -> None:
+    # Before, the board's cells took clicks only: no key reached them, nor the Tab key the board.
+    page = _page_on_game(browser, server, game="tictactoe", simulations=50)
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "board":
+            break
+    assert page.evaluate("document.activeElement.id") == "board"
+    # The keyboard's cell starts at the centre, shows, and is named.
+    assert page.is_visible("#board .cursor")
+    assert page.get_attribute("#board", "aria-label").endswith("(b2)")
+    page.keyboard.press("Alt+ArrowLeft")  # the browser's (back), not the board's
+    assert page.get_attribute("#board", "aria-label").endswith("(b2)")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")  # the board's edge: it stays on a3
+    assert page.get_attribute("#board", "aria-label").endswith("(a3)")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 2")
+    page.wait_for_selector("#status[data-state=your-turn]")
+    assert page.locator("#move-list li").first.inner_text() == "a3"
+    # The board keeps the focus for the next move; a taken cell plays nothing.
+    assert page.evaluate("document.activeElement.id") == "board"
+    assert page.is_visible("#board .cursor")
+    page.keyboard.press(" ")
+    page.wait_for_timeout(300)
+    assert page.locator("#move-list li").count() == 2
+    free = page.evaluate("game.legal[0]")  # from a3, the top left cell
+    for key, times in (("ArrowDown", free["id"] // 3), ("ArrowRight", free["id"] % 3)):
+        for _ in range(times):
+            page.keyboard.press(key)
+    page.keyboard.press(" ")
+    page.wait_for_function("document.querySelectorAll('#move-list li').length >= 3")
+    assert page.locator("#move-list li").nth(2).inner_text() == free["move"]
+    page.close()
+
+
+def test_typing_a_board_size_keeps_the_stones_in_a_row(server: str, browser: Any) -> None:
+    # Before, the first digit of "11" was taken as the size: k became 1, and the form refused
+    # to start ("must be greater than or equal to 3").
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(server)
+    page.wait_for_selector("#status[data-state]")
+    page.select_option("#game", "gomoku")
+    page.locator("#params input[name=size]").click(click_count=3)
+    page.keyboard.type("11")
+    assert page.input_value("#params input[name=k]") == "5"
+    page.locator("#params input[name=k]").click(click_count=3)
+    page.keyboard.type("9")
+    page.locator("#params input[name=size]").click(click_count=3)
+    page.keyboard.type("6")  # a smaller board still lowers k
+    assert page.input_value("#params input[name=k]") == "6"
+    page.locator("#params input[name=size]").click(click_count=3)
+    page.keyboard.type("11")
+    page.select_option("#strength-unit", "simulations")
+    page.fill("#strength", "50")
+    old = page.evaluate("sessionStorage.getItem('mctslab.game')")
+    page.click("#new-game")
+    page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
+    assert page.evaluate("game.settings.params") == {"width": 11, "height": 11, "k": 6}
+    page.close()

@@ -92,6 +92,7 @@ const STRINGS = {
     reason_equal: "equal discs, {score}",
     disc_score: "{first} {a} – {second} {b}",
     column_move: "col {move}",
+    board_label: "Board: the arrow keys choose a cell, Enter plays there ({cell})",
     reason_said: "{name} said 1",
   },
   zh: {
@@ -183,6 +184,7 @@ const STRINGS = {
     reason_equal: "棋子数相同，{score}",
     disc_score: "{first} {a} – {second} {b}",
     column_move: "第 {move} 列",
+    board_label: "棋盘：用方向键选择位置，按回车在此落子（{cell}）",
     reason_said: "{name}报到了 1",
   },
 };
@@ -213,6 +215,8 @@ const CELL = 40;
 const MARGIN = 26;
 // On big boards only the most visited moves get their share written on them.
 const LABELLED_MOVES = 10;
+// How the arrow keys move the keyboard's cell on the board.
+const STEPS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 // Countdown shows at most this many of the numbers said.
 const SHOWN_NUMBERS = 60;
 
@@ -224,8 +228,10 @@ let live = null; // the latest progress message of the running search
 let socket = null;
 let aiAsked = null;
 let pending = false; // a request the person made is on its way to the server
+let askingAi = null; // the position (as aiAsked) whose AI move is asked for, while the request is on its way
 let replacing = null; // the id of this tab's game that its new game is replacing
 let replacedClosed = false; // whether that game's stream said it was deleted meanwhile
+let cursor = null; // the board's cell that the keyboard is on, [row, column]
 
 function t(key, vars = {}) {
   const text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
@@ -309,12 +315,16 @@ async function exclusive(task) {
   }
 }
 
+// An answer that comes once the tab shows another game (started meanwhile) is dropped: it
+// would bring the old game back, deleted by then.
 async function send(path, body) {
+  const id = game.id;
   showMessage("");
   try {
-    accept(await api("POST", `/api/games/${game.id}/${path}`, body));
+    const snapshot = await api("POST", `/api/games/${id}/${path}`, body);
+    if (game.id === id) accept(snapshot);
   } catch (error) {
-    showMessage(error.message);
+    if (game.id === id) showMessage(error.message);
   }
 }
 
@@ -380,6 +390,7 @@ function accept(snapshot) {
   if (!game.searching) live = null;
   if (changedGame) {
     sessionStorage.setItem("mctslab.game", game.id);
+    cursor = null; // its board may be another size
     connect(game.id);
   }
   if (game.error) showMessage(game.error);
@@ -401,7 +412,14 @@ function askAi() {
   const key = `${game.id}:${game.version}`;
   if (!aiToMove() || game.searching || game.error || aiAsked === key) return;
   aiAsked = key;
-  send("ai"); // not the person's request: it may come while one of theirs is on its way
+  // not the person's request: it may come while one of theirs is on its way
+  askingAi = key;
+  renderButtons();
+  send("ai").finally(() => {
+    if (askingAi !== key) return;
+    askingAi = null;
+    renderButtons();
+  });
 }
 
 // -- the new-game form ------------------------------------------------------------
@@ -446,6 +464,8 @@ function renderParams(values) {
   const k = box.querySelector("input[name=k]");
   if (size && k) {
     const clamp = () => {
+      // a size half typed ("1" on the way to "15") is no size yet: k would become 1
+      if (!size.checkValidity()) return;
       k.max = size.value;
       if (Number(k.value) > Number(size.value)) k.value = size.value;
     };
@@ -746,6 +766,19 @@ function drawGrid(board) {
     }
   }
 
+  // the keyboard's cell, shown while the board has the keyboard's focus (style.css)
+  const [cursorRow, cursorColumn] = keyCell(board);
+  const cell = board.moves === "columns"
+    ? moveLabel(board.column_labels[cursorColumn])
+    : board.column_labels[cursorColumn] + board.row_labels[cursorRow];
+  root.setAttribute("aria-label", t("board_label", { cell }));
+  const attributes = { fill: "none", stroke: look.hint, "stroke-width": 3, rx: 6, class: "cursor" };
+  if (board.moves === "columns") {
+    layers.push(svg("rect", { x: x(cursorColumn) + 1, y: y(0), width: CELL - 2, height, ...attributes }));
+  } else {
+    layers.push(svg("rect", { x: x(cursorColumn) + 1, y: y(cursorRow) + 1, width: CELL - 2, height: CELL - 2, ...attributes }));
+  }
+
   // click targets on the legal moves
   if (canPlay()) {
     // Only Othello leaves empty cells where no stone may go; mark its legal ones, since a
@@ -773,6 +806,34 @@ function drawGrid(board) {
     }
   }
   root.replaceChildren(...layers);
+}
+
+// The cell the keyboard is on: the centre of the board at first.
+function keyCell(board) {
+  cursor ??= [Math.floor(board.rows / 2), Math.floor(board.columns / 2)];
+  return cursor;
+}
+
+// The board without a mouse: the arrow keys move the keyboard's cell, Enter or Space plays there.
+function boardKey(event) {
+  const board = game?.board;
+  // with a modifier, a key is the browser's (Alt+Left goes back)
+  if (!board || board.kind !== "grid" || event.altKey || event.ctrlKey || event.metaKey) return;
+  const [row, column] = keyCell(board);
+  if (event.key in STEPS) {
+    const [down, right] = STEPS[event.key];
+    cursor = [
+      Math.max(0, Math.min(board.rows - 1, row + down)),
+      Math.max(0, Math.min(board.columns - 1, column + right)),
+    ];
+    renderBoard();
+  } else if (event.key === "Enter" || event.key === " ") {
+    const id = board.moves === "columns" ? column : row * board.columns + column;
+    if (canPlay() && game.legal.some((move) => move.id === id)) playMove(id);
+  } else {
+    return;
+  }
+  event.preventDefault();
 }
 
 // Countdown: the numbers said so far, the next one, and a button per legal move.
@@ -894,7 +955,10 @@ function renderMoves() {
 
 function renderButtons() {
   const idle = !game.searching;
-  $("#undo").disabled = !idle || !game.can_undo || Boolean(game.closed);
+  // While the AI's move is asked for, its search is as good as begun: an undo would be
+  // refused, or come first and have the AI's request refused as out of turn.
+  const asking = askingAi === `${game.id}:${game.version}`;
+  $("#undo").disabled = !idle || asking || !game.can_undo || Boolean(game.closed);
   $("#hint").disabled = !canPlay();
   $("#retry").hidden = !aiFailed();
   // An AI move still waiting for a search slot has nothing to play yet: stopping would only
@@ -1023,6 +1087,7 @@ async function main() {
     const pass = game.legal.find((move) => move.move === "pass");
     if (pass) playMove(pass.id);
   });
+  $("#board").addEventListener("keydown", boardKey);
   $("#show-tree").addEventListener("click", showTree);
   $("#close-tree").addEventListener("click", () => $("#tree-dialog").close());
   $("#save").addEventListener("click", saveRecord);
