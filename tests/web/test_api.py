@@ -767,17 +767,19 @@ def test_save_and_load_a_record(client: TestClient) -> None:
 
 
 def test_a_loaded_record_keeps_its_tags_when_saved(client: TestClient) -> None:
-    # As `mctslab play --load FILE --save FILE` does: the result is replaced, and the player
-    # of each side that has moved since (before, both sides were renamed at once).
+    # As `mctslab play --load FILE --save FILE` does: the result is replaced once the game
+    # goes on, and the player of each side that has moved since (before, both sides were
+    # renamed at once). Saved as loaded, the game keeps its result, a resignation's here
+    # (before, "*": the record's own result was lost).
     loaded = '[Event "club night"]\n[X "alice"]\n[O "bob"]\n[Result "1-0"]\n'
     game = new_game(client, record=f"tictactoe\n{loaded}b2 a1\n", human=1, simulations=50)
 
     def tags() -> list[str]:
         return client.get(f"/api/games/{game['id']}/record").text.splitlines()[1:5]
 
-    assert tags() == ['[Event "club night"]', '[X "alice"]', '[O "bob"]', '[Result "*"]']
+    assert tags() == ['[Event "club night"]', '[X "alice"]', '[O "bob"]', '[Result "1-0"]']
     ai_move(client, game["id"])
-    assert tags()[1:3] == ['[X "mcts-python"]', '[O "bob"]']
+    assert tags()[1:] == ['[X "mcts-python"]', '[O "bob"]', '[Result "*"]']
     # Taken back to before the loaded a1: the move made again is the person's own.
     assert client.post(f"/api/games/{game['id']}/undo").json()["moves"] == ["b2"]
     assert tags()[1:3] == ['[X "alice"]', '[O "bob"]']

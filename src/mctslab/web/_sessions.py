@@ -173,6 +173,9 @@ class GameSession:
         #: How many of the moves a loaded record's (a side that has made none since keeps
         #: the record's name for it).
         self._loaded = len(moves)
+        #: The loaded record's moves: saved with none made or taken back since, the game is
+        #: the record's and keeps its result (a resignation's, say).
+        self._record_moves = list(moves)
         self._history: list[int] = []
         self._state = start.clone()
         self._lock = threading.Lock()
@@ -211,11 +214,14 @@ class GameSession:
     def record(self) -> str:
         """The game so far as a record (:mod:`mctslab.records`): a loaded record's tags, then
         who played which side (a side that has not moved since the record was loaded keeps
-        its name there) and the result, which replace the loaded record's own."""
+        its name there) and the result, which replace the loaded record's own (kept while
+        the game is the record's: a game that ended before its position did stays ended)."""
         with self._lock:
             human = self.settings.human
             players = ["you" if player == human else self._player.name for player in (0, 1)]
             result = result_tag(self._state)
+            if self._history == self._record_moves:
+                result = self._tags.get("Result", result)
             tags = continued_tags(
                 self._start, self._history, players, result, loaded=self._tags, since=self._loaded
             )
