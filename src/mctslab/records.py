@@ -37,6 +37,8 @@ The API, used by ``mctslab play``/``analyze``, the web board and the arena:
   notation, checked move by move from ``state``
 - :func:`result_tag` ``(state) -> str``: ``"1-0"``, ``"0-1"``, ``"1/2-1/2"``
   or ``"*"``, the customary Result tag
+- :func:`recorded_ending` ``(state, tags) -> str | None``: the Result of a
+  record whose game ended before its position did (a resignation, say)
 - :func:`player_tags` ``(state, players) -> dict``: who played each side,
   keyed by the game's player names (``[Black "you"]``)
 - :func:`continued_tags` ``(start, moves, players, result, *, loaded, since,
@@ -54,6 +56,7 @@ from typing import Any
 from mctslab.games import State, available_games, make
 
 __all__ = [
+    "RESULT_WINNERS",
     "GameRecord",
     "RecordError",
     "continued_tags",
@@ -61,6 +64,7 @@ __all__ = [
     "load_record",
     "parse_moves",
     "player_tags",
+    "recorded_ending",
     "result_tag",
 ]
 
@@ -255,6 +259,18 @@ def continued_tags(
         if side not in took_part and key in loaded:
             sides[key] = loaded[key]
     return {**loaded, **sides, "Result": result}
+
+
+#: The Result tags of a finished two-player game, and the winner each names (None: a draw).
+RESULT_WINNERS: dict[str, int | None] = {"1-0": 0, "0-1": 1, "1/2-1/2": None}
+
+
+def recorded_ending(state: State, tags: Mapping[str, str]) -> str | None:
+    """The Result tag of a record whose game ended before its last position ``state`` did
+    (a resignation, an agreed draw, a loss on time): one of :data:`RESULT_WINNERS` while
+    ``state`` is not over; else None (the game goes on, or its rules ended it)."""
+    result = tags.get("Result")
+    return result if result in RESULT_WINNERS and not state.is_terminal() else None
 
 
 def result_tag(state: State) -> str:

@@ -136,6 +136,15 @@ def test_a_game_that_ended_before_its_position_did_is_not_played_on(
     assert path.read_text() == record  # saved as it was
     code, output = run(*game, "--moves", "c3")
     assert code == 2 and 'set its Result tag to "*"' in " ".join(output.split())
+    # Without side tags it is saved as it was too, with no player set up or named for it.
+    bare = tmp_path / "bare.txt"
+    bare.write_text('tictactoe\n[Result "0-1"]\nb2 a1\n')
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: False)
+    code, output = run(*game[:1], "--load", str(bare), *game[3:], "--save", str(bare))
+    assert code == 0, output
+    assert bare.read_text() == 'tictactoe\n[Result "0-1"]\nb2 a1\n'
+    assert "No terminal" not in output and "Result: O wins (as the record ends it)" in output
+    monkeypatch.setattr("mctslab.cli._options.stdin_is_terminal", lambda: True)
     # Its Result tag set to "*", the game goes on from its position.
     output, saved = _play_loaded(record.replace('"0-1"', '"*"'), "c3\n", tmp_path, monkeypatch)
     assert load_record(saved.read_text()).notation()[:3] == ["a1", "b2", "c3"]

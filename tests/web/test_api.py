@@ -778,6 +778,10 @@ def test_a_loaded_record_keeps_its_tags_when_saved(client: TestClient) -> None:
         return client.get(f"/api/games/{game['id']}/record").text.splitlines()[1:5]
 
     assert tags() == ['[Event "club night"]', '[X "alice"]', '[O "bob"]', '[Result "1-0"]']
+    # A game its rules ended is saved with its true result, whatever the tag said.
+    won = new_game(client, record='tictactoe\n[Result "*"]\na1 b1 a2 b2 a3\n', human=1)
+    text = client.get(f"/api/games/{won['id']}/record").text
+    assert '[Result "1-0"]' in text and '[Result "*"]' not in text
     ai_move(client, game["id"])
     assert tags()[1:] == ['[X "mcts-python"]', '[O "bob"]', '[Result "*"]']
     # Taken back to before the loaded a1: the move made again is the person's own.

@@ -23,13 +23,16 @@ from mctslab.players.base import Player
 from mctslab.players.human import QUIT_WORDS
 from mctslab.players.mcts import MCTSPlayer
 from mctslab.protocols import EngineResignedError
-from mctslab.records import continued_tags, must_pass, result_tag
+from mctslab.records import (
+    RESULT_WINNERS,
+    continued_tags,
+    must_pass,
+    recorded_ending,
+    result_tag,
+)
 
 #: One second a move: the budget of the strength goals, and quick enough to play against.
 DEFAULT_BUDGET = Budget(seconds=1.0)
-
-#: The Result tags of a finished game, and the winner each names (None: a draw).
-_WINNERS = {"1-0": 0, "0-1": 1, "1/2-1/2": None}
 
 HELP = (
     "Type a move ({notation}), or a command: "
@@ -99,8 +102,7 @@ def play(
     position = _records.replay(initial, prefix)
     # A game that ended before its position did (a resignation, an agreed draw, a loss on
     # time) is shown as the record ends it, not played on and its result overwritten.
-    ended = loaded_tags.get("Result") if not position.is_terminal() else None
-    ended = ended if ended in _WINNERS else None
+    ended = recorded_ending(position, loaded_tags)
     if ended is not None and moves:
         opt.fail(
             f"{load} records a game that ended {ended} before its position did; to play on "
@@ -116,10 +118,10 @@ def play(
     human = None if ai_vs_ai or no_terminal else (1 if ai_first else 0)
     with contextlib.ExitStack() as players:
         # The opponent first: a mistyped spec is refused before the AI's first compile.
-        other = _opponent(opponent, seed, state)
+        other = _opponent(opponent, seed, state) if ended is None else None
         if other is not None:
             players.callback(other.close)
-        if no_terminal:
+        if no_terminal and ended is None:
             sides = "both sides" if other is None else "against the --opponent"
             opt.error_console.print(f"No terminal to read moves from: the AI plays {sides}.")
         ai = opt.mcts_player(
@@ -129,8 +131,9 @@ def play(
             workers,
         )
         players.callback(ai.close)
-        session = _Game(state, ai, human, other, initial, prefix, save, loaded_tags, loaded)
-        session.ended = ended
+        session = _Game(
+            state, ai, human, other, initial, prefix, save, loaded_tags, loaded, ended=ended
+        )
         try:
             with noticing_ctrl_c() as interrupted:
                 session.run(interrupted)
@@ -204,6 +207,8 @@ class _Game:
         save_path: Path | None = None,
         loaded_tags: dict[str, str] | None = None,
         loaded: int = 0,
+        *,
+        ended: str | None = None,
     ) -> None:
         #: The game's first position, and every move since (those loaded or given too):
         #: ``state`` is where they lead.
@@ -223,7 +228,7 @@ class _Game:
         #: The side whose external engine resigned, which ends the game.
         self.resigned: int | None = None
         #: The Result tag of a loaded record whose game ended before its position did.
-        self.ended: str | None = None
+        self.ended = ended
         #: How many of ``moves`` a loaded record's: a side that has made none of the others
         #: (nor resigned) keeps the record's name for it.
         self.loaded = loaded
@@ -234,6 +239,13 @@ class _Game:
         """Play to the end, a quit or Ctrl-C; ``interrupted`` says whether Ctrl-C was pressed
         (a search stopped by it returns its best move rather than raising)."""
         self.interrupted = interrupted
+        if self.ended is not None:
+            opt.console.print(
+                f"The record's game ended {self.ended} before its position did (a "
+                'resignation, say); set its Result tag to "*" to play on from there.'
+            )
+            self._summary()
+            return
         names = self.state.spec.player_names
         if self.human is not None:
             opt.console.print(
@@ -250,12 +262,6 @@ class _Game:
         self._summary()
 
     def _play(self) -> None:
-        if self.ended is not None:
-            opt.console.print(
-                f"The record's game ended {self.ended} before its position did (a "
-                'resignation, say); set its Result tag to "*" to play on from there.'
-            )
-            return
         while not self.state.is_terminal():
             self._show()
             if self._asks_person(self.state):
@@ -310,9 +316,12 @@ class _Game:
         """What a record of the game holds: its first position, every move since, and the
         tags: a loaded record's, then who played each side (by the game's player names) and
         the result, which replace the loaded record's own; a side that took no part in this
-        session keeps the loaded record's name for it."""
+        session keeps the loaded record's name for it. A record whose game had ended before
+        its position did is its own record, tags unchanged."""
+        if self.ended is not None:
+            return self.initial, self.moves, dict(self.loaded_tags)
         players = ["you" if player == self.human else self._ai_name(player) for player in (0, 1)]
-        result = self.ended or result_tag(self.state)
+        result = result_tag(self.state)
         if self.resigned is not None:
             result = ("0-1", "1-0")[self.resigned]
         tags = continued_tags(
@@ -439,7 +448,7 @@ class _Game:
         """``(winner, reason)`` once the game ended, by its rules, a resignation or as the
         loaded record says; the winner is None for a draw."""
         if self.ended is not None:
-            return _WINNERS[self.ended], "as the record ends it"
+            return RESULT_WINNERS[self.ended], "as the record ends it"
         if self.resigned is not None:
             names = self.state.spec.player_names
             return 1 - self.resigned, f"{names[self.resigned]} resigned"

@@ -25,7 +25,7 @@ from mctslab.core.tree_view import TreeView
 from mctslab.games import GameOverError, State
 from mctslab.games._base import first_line
 from mctslab.players.mcts import MCTSPlayer
-from mctslab.records import continued_tags, dump_record, result_tag
+from mctslab.records import continued_tags, dump_record, recorded_ending, result_tag
 from mctslab.web._boards import board_view, two_player_games
 
 #: The games kept at once, and the searches run at once (the others wait for a thread).
@@ -219,9 +219,9 @@ class GameSession:
         with self._lock:
             human = self.settings.human
             players = ["you" if player == human else self._player.name for player in (0, 1)]
-            result = result_tag(self._state)
-            if self._history == self._record_moves:
-                result = self._tags.get("Result", result)
+            unchanged = self._history == self._record_moves
+            ended = recorded_ending(self._state, self._tags) if unchanged else None
+            result = ended or result_tag(self._state)
             tags = continued_tags(
                 self._start, self._history, players, result, loaded=self._tags, since=self._loaded
             )
