@@ -98,8 +98,6 @@ def _worker(tasks: Any, results: Any, parent: int) -> None:
             if os.getppid() != parent:  # the parent was killed: nobody wants the result
                 return
             continue
-        if task is None:
-            return
         results.put(run_task(task))
 
 
@@ -136,14 +134,13 @@ class ProcessPool:
                         exhausted = True
                     else:
                         if len(processes) == running:
-                            processes.append(
-                                context.Process(
-                                    target=_worker,
-                                    args=(task_queue, result_queue, os.getpid()),
-                                    daemon=False,
-                                )
+                            process = context.Process(
+                                target=_worker,
+                                args=(task_queue, result_queue, os.getpid()),
+                                daemon=False,
                             )
-                            processes[-1].start()
+                            process.start()  # listed once started: only those are stopped
+                            processes.append(process)
                         task_queue.put(task)
                         running += 1
                 if running == 0:
@@ -208,9 +205,8 @@ class RayCluster:
     def play(self, tasks: Iterator[GameTask]) -> Iterator[dict[str, Any]]:
         ray = self._ray
         remote = ray.remote(num_cpus=1, max_retries=0)(run_task)
-        running: list[Any] = []
-        #: The game of each running task's reference, to name it when its worker dies.
-        indices: dict[Any, int] = {}
+        #: Each running task's reference, and its game's index to name it if its worker dies.
+        running: dict[Any, int] = {}
         pending = iter(tasks)
         exhausted = False
         try:
@@ -220,13 +216,12 @@ class RayCluster:
                     if task is None:
                         exhausted = True
                     else:
-                        running.append(remote.remote(task))
-                        indices[running[-1]] = task.index
+                        running[remote.remote(task)] = task.index
                 if not running:
                     return
-                done, running = ray.wait(running, num_returns=1, timeout=_POLL_SECONDS)
+                done, _ = ray.wait(list(running), num_returns=1, timeout=_POLL_SECONDS)
                 for ref in done:
-                    index = indices.pop(ref)
+                    index = running.pop(ref)
                     try:
                         entry = ray.get(ref)
                     except ray.exceptions.RayError as error:  # its worker died, its node left
