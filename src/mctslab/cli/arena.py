@@ -259,17 +259,18 @@ def _status(match: Match, result: PointResult) -> str:
 
 
 class _StatusColumn(ProgressColumn):
-    """A task's status on one line, cut at its end where the terminal is too narrow."""
+    """A task's status on one line: where the terminal is too narrow, the line ends at its
+    edge (Rich lays the row out a little wider than the terminal and crops it there)."""
 
     def render(self, task: Task) -> Text:
-        return Text(task.fields["status"], no_wrap=True, overflow="ellipsis")
+        return Text(task.fields["status"], no_wrap=True)
 
 
 def _run(match: Match, record: RunRecord, backend: Backend, *, quiet: bool) -> list[PointResult]:
     """Run the match with a live progress bar; a line a game instead when a person is playing
     (on the screen the person reads) or when stderr is no terminal (a log)."""
     plain = quiet or not opt.error_console.is_terminal
-    # In a narrow terminal the bar gives way first and the status is cut at its end;
+    # In a narrow terminal the bar gives way first and the status is cut at the edge;
     # the game count and the time stay whole. The line fills the terminal (expand), so
     # the bar takes the room the other columns leave, down to its minimum, and the
     # status is the column that shrinks past that (when only the bar could shrink, Rich

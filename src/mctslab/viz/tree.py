@@ -115,7 +115,7 @@ def dot_path(target: Path) -> Path:
 def render_tree(view: TreeView, path: str | Path, *, title: str = "") -> list[Path]:
     """Write the tree to ``path``; returns the files written.
 
-    The DOT source is always written (``path`` with suffix ``.dot``); when the
+    The DOT source is always written (to :func:`dot_path` of ``path``); when the
     suffix asks for ``.svg``/``.png``/``.pdf`` and graphviz's ``dot`` program is
     installed, that picture is written too. Without ``dot`` only the DOT file is
     written, and the caller is told by the returned list. A file that cannot be
