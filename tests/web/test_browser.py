@@ -591,6 +591,38 @@ def test_a_new_game_started_while_the_ai_is_asked_to_move_stays_shown(
     page.close()
 
 
+def test_an_error_for_the_game_being_replaced_is_not_shown_on_the_new_one(
+    server: str, browser: Any
+) -> None:
+    # The old game's AI request reaches the server after the new game's request deleted it,
+    # and its error ("Unknown game id") comes back before the new game does: before, it was
+    # shown, and stayed on the new game.
+    page = _page_on_game(browser, server, game="tictactoe", simulations=50)
+    page.evaluate(
+        """() => {
+          const fetchNow = window.fetch;
+          window.fetch = async (url, options) => {
+            const path = String(url);
+            if (path.endsWith('/ai')) await new Promise((done) => setTimeout(done, 800));
+            const response = await fetchNow(url, options);
+            if (path.endsWith('/api/games') && options.method === 'POST') {
+              await new Promise((done) => setTimeout(done, 1600));
+            }
+            return response;
+          };
+        }"""
+    )
+    old = page.evaluate("sessionStorage.getItem('mctslab.game')")
+    page.locator("#board rect.target").first.click()
+    page.wait_for_function("document.querySelectorAll('#move-list li').length >= 1")
+    page.click("#new-game")
+    page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
+    page.wait_for_timeout(300)
+    assert _state(page) == "your-turn" and page.locator("#move-list li").count() == 0
+    assert page.inner_text("#message") == ""
+    page.close()
+
+
 def test_undo_waits_while_the_ais_move_is_asked_for(server: str, browser: Any) -> None:
     # Before, Undo was enabled until the AI's search began: the undo came first, and the AI's
     # request was refused with "It is your turn, not the AI's".
@@ -615,6 +647,33 @@ def test_undo_waits_while_the_ais_move_is_asked_for(server: str, browser: Any) -
     page.close()
 
 
+def test_an_ai_request_lost_on_the_way_can_be_asked_again(server: str, browser: Any) -> None:
+    # Before, a request for the AI's move that got no answer (the network) left the page
+    # waiting for ever: the position counted as asked, and no "Ask the AI again" showed.
+    page = _page_on_game(browser, server, game="tictactoe", simulations=50)
+    page.evaluate(
+        """() => {
+          const fetchNow = window.fetch;
+          let lost = false;
+          window.fetch = async (url, options) => {
+            if (String(url).endsWith('/ai') && !lost) {
+              lost = true;
+              throw new TypeError('Failed to fetch');
+            }
+            return fetchNow(url, options);
+          };
+        }"""
+    )
+    page.locator("#board rect.target").first.click()
+    page.wait_for_selector("#retry:not([hidden])")
+    assert _state(page) == "failed" and page.inner_text("#message") == "Failed to fetch"
+    page.click("#retry")
+    page.wait_for_function("document.querySelectorAll('#move-list li').length === 2")
+    page.wait_for_selector("#status[data-state=your-turn]")
+    assert page.is_hidden("#retry")
+    page.close()
+
+
 def test_a_game_is_played_with_the_keyboard_alone(server: str, browser: Any) -> None:
     # Before, the board's cells took clicks only: no key reached them, nor the Tab key the board.
     page = _page_on_game(browser, server, game="tictactoe", simulations=50)
@@ -625,23 +684,26 @@ def test_a_game_is_played_with_the_keyboard_alone(server: str, browser: Any) -> 
     assert page.evaluate("document.activeElement.id") == "board"
     # The keyboard's cell starts at the centre, shows, and is named.
     assert page.is_visible("#board .cursor")
-    assert page.get_attribute("#board", "aria-label").endswith("(b2)")
+    assert page.get_attribute("#board", "aria-label").endswith("(b2, empty)")
     page.keyboard.press("Alt+ArrowLeft")  # the browser's (back), not the board's
-    assert page.get_attribute("#board", "aria-label").endswith("(b2)")
+    assert page.get_attribute("#board", "aria-label").endswith("(b2, empty)")
     page.keyboard.press("ArrowUp")
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")  # the board's edge: it stays on a3
-    assert page.get_attribute("#board", "aria-label").endswith("(a3)")
+    assert page.get_attribute("#board", "aria-label").endswith("(a3, empty)")
     page.keyboard.press("Enter")
     page.wait_for_function("document.querySelectorAll('#move-list li').length === 2")
     page.wait_for_selector("#status[data-state=your-turn]")
     assert page.locator("#move-list li").first.inner_text() == "a3"
-    # The board keeps the focus for the next move; a taken cell plays nothing.
+    # The board keeps the focus for the next move; a taken cell is named with its stone,
+    # and plays nothing but says so.
     assert page.evaluate("document.activeElement.id") == "board"
     assert page.is_visible("#board .cursor")
+    assert page.get_attribute("#board", "aria-label").endswith("(a3, X)")
     page.keyboard.press(" ")
     page.wait_for_timeout(300)
     assert page.locator("#move-list li").count() == 2
+    assert page.inner_text("#message") == "Not a legal move here."
     free = page.evaluate("game.legal[0]")  # from a3, the top left cell
     for key, times in (("ArrowDown", free["id"] // 3), ("ArrowRight", free["id"] % 3)):
         for _ in range(times):

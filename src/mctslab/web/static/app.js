@@ -92,7 +92,9 @@ const STRINGS = {
     reason_equal: "equal discs, {score}",
     disc_score: "{first} {a} – {second} {b}",
     column_move: "col {move}",
-    board_label: "Board: the arrow keys choose a cell, Enter plays there ({cell})",
+    board_label: "Board: the arrow keys choose a cell, Enter or Space plays there ({cell})",
+    empty_cell: "empty",
+    not_legal_here: "Not a legal move here.",
     reason_said: "{name} said 1",
   },
   zh: {
@@ -184,7 +186,9 @@ const STRINGS = {
     reason_equal: "棋子数相同，{score}",
     disc_score: "{first} {a} – {second} {b}",
     column_move: "第 {move} 列",
-    board_label: "棋盘：用方向键选择位置，按回车在此落子（{cell}）",
+    board_label: "棋盘：用方向键选择位置，按回车或空格在此落子（{cell}）",
+    empty_cell: "空",
+    not_legal_here: "此处不能落子。",
     reason_said: "{name}报到了 1",
   },
 };
@@ -229,6 +233,7 @@ let socket = null;
 let aiAsked = null;
 let pending = false; // a request the person made is on its way to the server
 let askingAi = null; // the position (as aiAsked) whose AI move is asked for, while the request is on its way
+let aiLost = null; // the position (as aiAsked) whose AI request got no answer (a network failure)
 let replacing = null; // the id of this tab's game that its new game is replacing
 let replacedClosed = false; // whether that game's stream said it was deleted meanwhile
 let cursor = null; // the board's cell that the keyboard is on, [row, column]
@@ -316,15 +321,20 @@ async function exclusive(task) {
 }
 
 // An answer that comes once the tab shows another game (started meanwhile) is dropped: it
-// would bring the old game back, deleted by then.
+// would bring the old game back, deleted by then. So is an error while the game is being
+// replaced: the server may have deleted it already ("Unknown game id"), and the message
+// would stay on the new game.
+// Whether the request was answered without an error.
 async function send(path, body) {
   const id = game.id;
   showMessage("");
   try {
     const snapshot = await api("POST", `/api/games/${id}/${path}`, body);
     if (game.id === id) accept(snapshot);
+    return true;
   } catch (error) {
-    if (game.id === id) showMessage(error.message);
+    if (game.id === id && id !== replacing) showMessage(error.message);
+    return false;
   }
 }
 
@@ -404,7 +414,8 @@ function aiToMove() {
 
 // The AI's search failed in this position: it is asked again only when the person says so.
 function aiFailed() {
-  return aiToMove() && !game.searching && game.error !== null;
+  const lost = aiLost === `${game.id}:${game.version}`;
+  return aiToMove() && !game.searching && (game.error !== null || lost);
 }
 
 // When it is the AI's turn, ask it to move (once per position).
@@ -415,9 +426,11 @@ function askAi() {
   // not the person's request: it may come while one of theirs is on its way
   askingAi = key;
   renderButtons();
-  send("ai").finally(() => {
-    if (askingAi !== key) return;
-    askingAi = null;
+  send("ai").then((answered) => {
+    // refused or lost: the person may ask again (the button), the page does not on its own
+    if (!answered) aiLost = key;
+    if (askingAi === key) askingAi = null;
+    renderStatus();
     renderButtons();
   });
 }
@@ -771,7 +784,10 @@ function drawGrid(board) {
   const cell = board.moves === "columns"
     ? moveLabel(board.column_labels[cursorColumn])
     : board.column_labels[cursorColumn] + board.row_labels[cursorRow];
-  root.setAttribute("aria-label", t("board_label", { cell }));
+  // what is on it too, where a cell holds a stone (a column is named alone)
+  const value = board.moves === "columns" ? null : board.cells[cursorRow][cursorColumn];
+  const content = value === null ? "" : `, ${value === 0 ? t("empty_cell") : game.players[value - 1]}`;
+  root.setAttribute("aria-label", t("board_label", { cell: cell + content }));
   const attributes = { fill: "none", stroke: look.hint, "stroke-width": 3, rx: 6, class: "cursor" };
   if (board.moves === "columns") {
     layers.push(svg("rect", { x: x(cursorColumn) + 1, y: y(0), width: CELL - 2, height, ...attributes }));
@@ -829,7 +845,10 @@ function boardKey(event) {
     renderBoard();
   } else if (event.key === "Enter" || event.key === " ") {
     const id = board.moves === "columns" ? column : row * board.columns + column;
-    if (canPlay() && game.legal.some((move) => move.id === id)) playMove(id);
+    if (canPlay()) {
+      if (game.legal.some((move) => move.id === id)) playMove(id);
+      else showMessage(mustPass() ? t("must_pass") : t("not_legal_here"));
+    }
   } else {
     return;
   }
