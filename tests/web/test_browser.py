@@ -561,14 +561,29 @@ def test_a_phone_screen_fits_the_page(server: str, browser: Any) -> None:
 
 
 # The page's fetch, with its answers to the AI's move requests held back (a slow network).
-_SLOW_AI_ANSWERS = """() => {
+# The page's requests for the AI's move (before they are sent, ``hold="request"``, or their
+# answers, ``"answer"``) and the answers to a new game's, held until the test lets them go
+# (window.releaseAi(), window.releaseNewGame()): the order of the answers is the test's.
+_HELD_REQUESTS = """(hold) => {
+  window.aiAnswered = 0;
   const fetchNow = window.fetch;
+  const held = (name) => new Promise((done) => { window[name] = done; });
   window.fetch = async (url, options) => {
+    const path = String(url);
+    if (path.endsWith('/ai')) {
+      if (hold === 'request') await held('releaseAi');
+      const response = await fetchNow(url, options);
+      if (hold === 'answer') await held('releaseAi');
+      window.aiAnswered += 1;
+      return response;
+    }
     const response = await fetchNow(url, options);
-    if (String(url).endsWith('/ai')) await new Promise((done) => setTimeout(done, 800));
+    if (path.endsWith('/api/games') && options.method === 'POST') await held('releaseNewGame');
     return response;
   };
 }"""
+#: A turn of the page's event loop: what the last answer set off has run.
+_SETTLED = "new Promise((done) => setTimeout(done, 0))"
 
 
 def test_a_new_game_started_while_the_ai_is_asked_to_move_stays_shown(
@@ -577,15 +592,18 @@ def test_a_new_game_started_while_the_ai_is_asked_to_move_stays_shown(
     # Before, the late answer to the old game's AI request was taken as this tab's game: the
     # tab went back to the old game, deleted by then ("no longer on the server").
     page = _page_on_game(browser, server, game="tictactoe", simulations=50)
-    page.evaluate(_SLOW_AI_ANSWERS)
+    page.evaluate(_HELD_REQUESTS, "answer")
     old = page.evaluate("sessionStorage.getItem('mctslab.game')")
     page.locator("#board rect.target").first.click()
-    # (the stream may bring the AI's move before its answer does)
-    page.wait_for_function("document.querySelectorAll('#move-list li').length >= 1")
+    page.wait_for_function("typeof window.releaseAi === 'function'")  # its answer is held
     page.click("#new-game")
+    page.wait_for_function("typeof window.releaseNewGame === 'function'")
+    page.evaluate("window.releaseNewGame()")
     page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
     new = page.evaluate("sessionStorage.getItem('mctslab.game')")
-    page.wait_for_timeout(1500)  # the old game's answer has come
+    page.evaluate("window.releaseAi()")
+    page.wait_for_function("window.aiAnswered === 1")  # the old game's answer has come
+    page.evaluate(_SETTLED)
     assert page.evaluate("[sessionStorage.getItem('mctslab.game'), game.id]") == [new, new]
     assert _state(page) == "your-turn" and page.locator("#move-list li").count() == 0
     page.close()
@@ -598,26 +616,17 @@ def test_an_error_for_the_game_being_replaced_is_not_shown_on_the_new_one(
     # and its error ("Unknown game id") comes back before the new game does: before, it was
     # shown, and stayed on the new game.
     page = _page_on_game(browser, server, game="tictactoe", simulations=50)
-    page.evaluate(
-        """() => {
-          const fetchNow = window.fetch;
-          window.fetch = async (url, options) => {
-            const path = String(url);
-            if (path.endsWith('/ai')) await new Promise((done) => setTimeout(done, 800));
-            const response = await fetchNow(url, options);
-            if (path.endsWith('/api/games') && options.method === 'POST') {
-              await new Promise((done) => setTimeout(done, 1600));
-            }
-            return response;
-          };
-        }"""
-    )
+    page.evaluate(_HELD_REQUESTS, "request")
     old = page.evaluate("sessionStorage.getItem('mctslab.game')")
     page.locator("#board rect.target").first.click()
-    page.wait_for_function("document.querySelectorAll('#move-list li').length >= 1")
+    page.wait_for_function("typeof window.releaseAi === 'function'")
     page.click("#new-game")
+    page.wait_for_function("typeof window.releaseNewGame === 'function'")  # old one deleted
+    page.evaluate("window.releaseAi()")
+    page.wait_for_function("window.aiAnswered === 1")
+    page.evaluate(_SETTLED)
+    page.evaluate("window.releaseNewGame()")
     page.wait_for_function("(old) => sessionStorage.getItem('mctslab.game') !== old", arg=old)
-    page.wait_for_timeout(300)
     assert _state(page) == "your-turn" and page.locator("#move-list li").count() == 0
     assert page.inner_text("#message") == ""
     page.close()
@@ -627,19 +636,12 @@ def test_undo_waits_while_the_ais_move_is_asked_for(server: str, browser: Any) -
     # Before, Undo was enabled until the AI's search began: the undo came first, and the AI's
     # request was refused with "It is your turn, not the AI's".
     page = _page_on_game(browser, server, game="tictactoe", moves=["a1", "b1"], simulations=50)
-    # The AI's move request reaches the server late.
-    page.evaluate(
-        """() => {
-          const fetchNow = window.fetch;
-          window.fetch = async (url, options) => {
-            if (String(url).endsWith('/ai')) await new Promise((done) => setTimeout(done, 800));
-            return fetchNow(url, options);
-          };
-        }"""
-    )
+    page.evaluate(_HELD_REQUESTS, "request")  # the AI's move request reaches the server late
     page.locator("#board rect.target").first.click()
+    page.wait_for_function("typeof window.releaseAi === 'function'")
     page.wait_for_function("document.querySelectorAll('#move-list li').length === 3")
     assert not page.is_enabled("#undo")
+    page.evaluate("window.releaseAi()")
     page.wait_for_function("document.querySelectorAll('#move-list li').length === 4")
     page.wait_for_selector("#status[data-state=your-turn]")
     page.wait_for_function("!document.querySelector('#undo').disabled")
@@ -701,9 +703,9 @@ def test_a_game_is_played_with_the_keyboard_alone(server: str, browser: Any) -> 
     assert page.is_visible("#board .cursor")
     assert page.get_attribute("#board", "aria-label").endswith("(a3, X)")
     page.keyboard.press(" ")
-    page.wait_for_timeout(300)
-    assert page.locator("#move-list li").count() == 2
+    page.wait_for_function("document.querySelector('#message').textContent !== ''")
     assert page.inner_text("#message") == "Not a legal move here."
+    assert page.locator("#move-list li").count() == 2
     free = page.evaluate("game.legal[0]")  # from a3, the top left cell
     for key, times in (("ArrowDown", free["id"] // 3), ("ArrowRight", free["id"] % 3)):
         for _ in range(times):
