@@ -432,8 +432,9 @@ def test_a_pool_starts_no_more_workers_than_games_to_play() -> None:
         for index in range(2)
     ]
     seen = []
+    before = set(multiprocessing.active_children())  # another test's, if any are left
     for entry in ProcessPool(6).play(iter(tasks)):
-        seen.append((entry["index"], len(multiprocessing.active_children())))
+        seen.append((entry["index"], len(set(multiprocessing.active_children()) - before)))
     assert sorted(index for index, _ in seen) == [0, 1]
     assert all(workers <= 2 for _, workers in seen), seen
 
@@ -1025,7 +1026,7 @@ def test_ray_backend_plays_the_same_games(tmp_path: Path) -> None:
     )
     with RunRecord.open(tmp_path / "local.jsonl", match.identity(), 3) as record:
         run_match(match, record, InProcess())
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         with RunRecord.open(tmp_path / "ray.jsonl", match.identity(), 3) as record:
             results = run_match(match, record, RayCluster("auto"))
@@ -1051,7 +1052,7 @@ def test_a_ray_worker_that_dies_stops_the_run_naming_its_game(
 
     monkeypatch.setattr(backends, "run_task", killed)
     task = GameTask("tictactoe", {}, ("random", "random"), (1, 2), 0, 0, ())
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
         with pytest.raises(GameFailed, match=r"^Game 1 stopped on an error: .*died"):
             list(backends.RayCluster("auto").play(iter([task])))

@@ -171,7 +171,7 @@ def test_sprt_bounds_are_apart_so_that_no_test_decides_before_a_game() -> None:
         SPRT(0, 5, alpha=0.5, beta=0.5)
 
 
-@pytest.mark.parametrize("elos", [(0.0, 7000.0), (-1e6, 0.0)])
+@pytest.mark.parametrize("elos", [(0.0, 7000.0), (-1e6, 0.0), (0.0, 4000.5), (-4001.0, 0.0)])
 def test_hypotheses_beyond_what_a_score_can_express_are_refused_before_any_game(
     elos: tuple[float, float],
 ) -> None:

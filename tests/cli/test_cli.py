@@ -208,8 +208,9 @@ def test_analyze_table_output() -> None:
     assert f"X to move: best {data['best_move']}, value {data['value']:.1%}" in text
     assert f"principal variation: {' '.join(data['pv'])}" in text
     rows = [line.strip("│ ").split(" │ ") for line in output.splitlines() if line.startswith("│")]
+    visits = sum(m["visits"] for m in data["moves"])  # a move's share is of the moves' visits
     assert [[cell.strip() for cell in row] for row in rows] == [
-        [m["move"], f"{m['visits']:,}", f"{m['visits'] / 500:.1%}", f"{m['value']:.1%}"]
+        [m["move"], f"{m['visits']:,}", f"{m['visits'] / visits:.1%}", f"{m['value']:.1%}"]
         for m in data["moves"]
     ]
 
