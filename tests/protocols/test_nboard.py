@@ -91,6 +91,17 @@ def test_every_command_sent_before_the_last_ping_goes_unanswered() -> None:
     assert GO_REPLY.match(talk(engine, "go")[-1])  # all answered: the next go is searched
 
 
+def test_protocol_version_1_sends_a_bare_pass_too() -> None:
+    # The spec: "NBoard 1.1 sends just "F5" instead of "move F5"", and a move is two
+    # characters, "F5" or "PA" (Ntest's sample code reads any two-character command as a
+    # move): a bare PA was ignored, and the next move was refused as out of turn.
+    engine = NBoardEngine(thinker())
+    board = "O*" + "-" * 62  # White on a1, Black on b1, Black to move: only White can
+    talk(engine, "nboard 1", "set depth 1", f"set game (;GM[Othello]TY[8]BO[8 {board} *];)")
+    assert talk(engine, "PA", "C1") == []
+    assert [square_name(move) for move in engine._moves] == ["PA", "C1"]
+
+
 def test_unknown_commands_are_ignored_and_errors_go_to_the_status_line() -> None:
     logged: list[str] = []
     engine = NBoardEngine(thinker(), log=logged.append)

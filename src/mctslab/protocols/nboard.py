@@ -79,7 +79,8 @@ MAX_DEPTH = 60
 #: The disc scale an evaluation is reported on.
 DISC_SCALE = 64.0
 _PROPERTY = re.compile(r"([A-Za-z]+)\[([^\]]*)\]")
-_SQUARE = re.compile(r"^[a-hA-H][1-8]$")
+#: A bare move of protocol version 1: a square, or PA for a pass (Ntest reads any two characters).
+_BARE_MOVE = re.compile(r"^([a-hA-H][1-8]|[pP][aA])$")
 
 
 def depth_iterations(depth: int) -> int:
@@ -253,7 +254,7 @@ class NBoardEngine:
             return
         word, _, argument = text.partition(" ")
         action = self._commands.get(word.lower())
-        if action is None and _SQUARE.match(word) and not argument:
+        if action is None and _BARE_MOVE.match(word) and not argument:
             action = self._move  # protocol version 1 sent a bare move
             argument = word
         if action is None:
