@@ -194,6 +194,15 @@ def test_analyze_evaluates_every_position_last_first() -> None:
     assert replies[-1] == "status"
 
 
+def test_analysis_evaluations_are_for_black() -> None:
+    # NBoard reads an analysis line's eval as "positive numbers mean black is ahead" (the
+    # analysis listener of weltyc's engines, which NBoard runs), where hint's and go's are
+    # for the side to move: a finished game Black won, White to move, was reported -64.
+    engine = NBoardEngine(thinker(iterations=20))
+    talk(engine, "set game (;GM[Othello]TY[8]BO[8 " + "*" * 64 + " O];)")
+    assert talk(engine, "analyze")[1:-1] == ["analysis 0 64.00"]
+
+
 def test_go_in_a_finished_game_says_so() -> None:
     record = load_record(f"othello\n{PASSES['moves']}\n")
     engine = NBoardEngine(thinker())

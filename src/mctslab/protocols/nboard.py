@@ -20,7 +20,8 @@ NBoard and Ntest: https://github.com/weltyc/ntest/blob/master/instructions/Proto
   spaces); ``ping n`` is answered ``pong n``, a search under way stopped
   first ("stop thinking and respond with pong n"); ``learn`` is answered
   ``learned``; ``analyze`` is answered by ``analysis {moves made} {eval}``
-  for each position of the game; ``set contempt`` may be ignored;
+  for each position of the game (its eval for Black, as NBoard reads it); ``set
+  contempt`` may be ignored;
 - the engine may send ``status {text}`` (the GUI's status line), ``set myname
   {name}`` and ``nodestats {nodes} {seconds}``.
 
@@ -323,16 +324,20 @@ class NBoardEngine:
         yield "status"
 
     def _analyze(self) -> Iterator[str]:
-        """Evaluate every position of the game, last first (a retrograde analysis)."""
+        """Evaluate every position of the game, last first (a retrograde analysis), for Black:
+        NBoard reads an ``analysis`` evaluation as "positive numbers mean black is ahead"
+        (its engines' ``analysis`` listener), unlike ``search`` and ``===``, whose
+        evaluations are for the side to move."""
         yield f"status {NAME} is analysing the game"
         try:
             for made in range(len(self._moves), -1, -1):
                 state = self._replay(made)
                 if state.is_terminal():
-                    value = (state.returns()[state.current_player] + 1.0) / 2.0
+                    value = (state.returns()[0] + 1.0) / 2.0
                 else:
                     self.thinker.reset()
-                    value = self._search(state).value
+                    value = self._search(state).value  # for the side to move
+                    value = value if state.current_player == 0 else 1.0 - value
                 yield f"analysis {made} {to_disc_scale(value):.2f}"
         finally:
             self.thinker.reset()  # the tree is of an earlier position than the game's
