@@ -334,6 +334,18 @@ def test_a_proven_win_is_played_and_ends_the_search_at_once() -> None:
     assert result.moves[0].proven == "win"
 
 
+def test_a_root_proven_by_the_budgets_last_iteration_is_reported_proven() -> None:
+    # The search that proves the root takes some number of iterations; the same
+    # seeded search given exactly that many stopped with the root proven, but said
+    # "iterations" (the loop looked for a proof only before an iteration).
+    state = position("b2 a1 c3")
+    proving = search(state, 100_000, seed=0)
+    assert proving.stopped_by == "proven"
+    result = search(state, proving.simulations, seed=0)
+    assert result.stopped_by == "proven" and result.simulations == proving.simulations
+    assert result.value == (max(move_values(state).values()) + 1) / 2
+
+
 def test_proven_losses_are_avoided_while_another_move_remains() -> None:
     # O must block at c1: every other reply is a proven loss, so c1 is played
     # even when the search is stopped long before proving anything about c1.

@@ -466,6 +466,28 @@ def settle(
     return DRAW if best == 0 else -best
 
 
+@njit(cache=True, **NO_REFCOUNTS)
+def _root_settled(
+    first_child: np.ndarray,
+    num_children: np.ndarray,
+    num_moves: np.ndarray,
+    proven: np.ndarray,
+    hashes: np.ndarray,
+    table: np.ndarray,
+    transpose: bool,
+) -> bool:
+    """Whether the root's value is proven: the search is over.
+
+    A root lost for its mover by a winning move (the player to move wins) is
+    marked before that move's line is proven, so it counts once its children
+    prove it (a kept root's winning move may not be expanded yet).
+    """
+    return proven[0] != 0 and (
+        proven[0] != LOSS
+        or settle(first_child, num_children, num_moves, proven, hashes, table, 0, transpose) != 0
+    )
+
+
 # -- selection ---------------------------------------------------------------------
 
 #: What selection returns instead of a child index.
@@ -681,22 +703,17 @@ def _search(  # type: ignore[no-untyped-def]
     if root_winner >= 0:
         proven[0] = LOSS
     for iteration in range(iterations):
+        # Before the other limits: a root proven by the iteration that reached one is reported so.
+        if solver and _root_settled(
+            first_child, num_children, num_moves, proven, hashes, table, transpose
+        ):
+            counters[REASON] = PROVEN
+            return iteration
         if counters[NODES] >= node_limit:
             counters[REASON] = NODE_LIMIT
             return iteration
         if transpose and counters[ENTRIES] + 1 > MAX_LOAD * table.shape[0]:
             counters[REASON] = GROW
-            return iteration
-        # A proven root is settled unless lost by a winning move not yet expanded (a kept root).
-        if (
-            solver
-            and proven[0] != 0
-            and (
-                proven[0] != LOSS
-                or settle(first_child, num_children, num_moves, proven, hashes, table, 0, transpose)
-            )
-        ):
-            counters[REASON] = PROVEN
             return iteration
         rewind = rng[0]
         state[:] = root_state
@@ -1019,6 +1036,11 @@ def _search(  # type: ignore[no-untyped-def]
                 if outcome == 0:
                     break
                 proven[parent] = outcome
+    # The last iteration may have proven the root: said so, not taken for the iteration budget.
+    if solver and _root_settled(
+        first_child, num_children, num_moves, proven, hashes, table, transpose
+    ):
+        counters[REASON] = PROVEN
     return iterations
 
 
