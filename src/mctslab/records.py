@@ -39,6 +39,8 @@ The API, used by ``mctslab play``/``analyze``, the web board and the arena:
   or ``"*"``, the customary Result tag
 - :func:`recorded_ending` ``(state, tags) -> str | None``: the Result of a
   record whose game ended before its position did (a resignation, say)
+- :func:`winner_tag` ``(winner) -> str``: the Result tag of a game won by
+  player ``winner`` (None: a draw)
 - :func:`player_tags` ``(state, players) -> dict``: who played each side,
   keyed by the game's player names (``[Black "you"]``)
 - :func:`continued_tags` ``(start, moves, players, result, *, loaded, since,
@@ -66,6 +68,7 @@ __all__ = [
     "player_tags",
     "recorded_ending",
     "result_tag",
+    "winner_tag",
 ]
 
 #: Games written without spaces between moves, with the pattern of one move.
@@ -265,6 +268,11 @@ def continued_tags(
 RESULT_WINNERS: dict[str, int | None] = {"1-0": 0, "0-1": 1, "1/2-1/2": None}
 
 
+def winner_tag(winner: int | None) -> str:
+    """The Result tag of a finished two-player game won by ``winner`` (None: a draw)."""
+    return next(tag for tag, named in RESULT_WINNERS.items() if named == winner)
+
+
 def recorded_ending(state: State, tags: Mapping[str, str]) -> str | None:
     """The Result tag of a record whose game ended before its last position ``state`` did
     (a resignation, an agreed draw, a loss on time): one of :data:`RESULT_WINNERS` while
@@ -283,9 +291,7 @@ def result_tag(state: State) -> str:
         return "*"
     if state.spec.num_players == 1:
         return f"{outcome.returns[0]:g}"
-    if outcome.winner is None:
-        return "1/2-1/2"
-    return "1-0" if outcome.winner == 0 else "0-1"
+    return winner_tag(outcome.winner)
 
 
 # -- reading ------------------------------------------------------------------

@@ -24,6 +24,7 @@ from mctslab.games import make
 from mctslab.games._base import State, first_line
 from mctslab.players.base import Player
 from mctslab.protocols import EngineError, EngineResignedError, EngineTimeoutError
+from mctslab.records import winner_tag
 
 #: The two players of a match: ``A`` is the first ``--player`` (the one whose
 #: score and Elo are reported), ``B`` the second.
@@ -185,7 +186,7 @@ def play_game(
         "opening": list(task.opening),
         "moves": moves,
         "seconds": seconds,
-        "result": "1/2-1/2" if winner is None else ("1-0" if winner == 0 else "0-1"),
+        "result": winner_tag(winner),
         "winner": winner,
         "reason": reason,
         "score": score,

@@ -29,6 +29,7 @@ from mctslab.records import (
     must_pass,
     recorded_ending,
     result_tag,
+    winner_tag,
 )
 
 #: One second a move: the budget of the strength goals, and quick enough to play against.
@@ -321,9 +322,7 @@ class _Game:
         if self.ended is not None:
             return self.initial, self.moves, dict(self.loaded_tags)
         players = ["you" if player == self.human else self._ai_name(player) for player in (0, 1)]
-        result = result_tag(self.state)
-        if self.resigned is not None:
-            result = ("0-1", "1-0")[self.resigned]
+        result = result_tag(self.state) if self.resigned is None else winner_tag(1 - self.resigned)
         tags = continued_tags(
             self.initial,
             self.moves,

@@ -374,9 +374,7 @@ function connect(id) {
       // No game is started in its place until the person asks: on a full server it would
       // close another tab's game, whose page would do the same, and so on.
       ws.onclose = null;
-      game = { ...game, closed: message.reason ?? "gone", searching: null, queued: false };
-      live = null;
-      render();
+      markClosed(message.reason ?? "gone");
     }
   };
   ws.onclose = () => {
@@ -389,6 +387,13 @@ function connect(id) {
   ws.onopen = () => {
     if ($("#message").textContent === t("connection_lost")) showMessage("");
   };
+}
+
+// The tab's game is gone from the server (for the reason given): shown so, nothing to wait for.
+function markClosed(reason) {
+  game = { ...game, closed: reason, searching: null, queued: false };
+  live = null;
+  render();
 }
 
 // A snapshot from the server (HTTP answer or live stream); older ones, and any of a game
@@ -531,11 +536,7 @@ function newGame(request = formRequest(), notice = "") {
       fillForm(snapshot.settings);
     } catch (error) {
       showMessage(error.message);
-      if (replacedClosed && game && game.id === replacing) {
-        game = { ...game, closed: "deleted", searching: null, queued: false };
-        live = null;
-        render();
-      }
+      if (replacedClosed) markClosed("deleted"); // the stream said so while the new game was asked for
     } finally {
       replacing = null;
       replacedClosed = false;
