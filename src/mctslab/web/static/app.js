@@ -787,7 +787,7 @@ function drawGrid(board) {
     : board.column_labels[cursorColumn] + board.row_labels[cursorRow];
   // what is on it too, where a cell holds a stone (a column is named alone)
   const value = board.moves === "columns" ? null : board.cells[cursorRow][cursorColumn];
-  const content = value === null ? "" : `, ${value === 0 ? t("empty_cell") : game.players[value - 1]}`;
+  const content = value === null ? "" : `, ${value === 0 ? t("empty_cell") : playerName(game.players[value - 1])}`;
   root.setAttribute("aria-label", t("board_label", { cell: cell + content }));
   const attributes = { fill: "none", stroke: look.hint, "stroke-width": 3, rx: 6, class: "cursor" };
   if (board.moves === "columns") {
