@@ -100,7 +100,7 @@ class MCTSPlayer:
         """
         result = self.engine.search(state, self.budget, progress=progress, stop=stop)
         stopped = stop is not None and stop.is_set()
-        rest = None if stopped or not _proven_lost(result) else _rest_of(self.budget, result)
+        rest = None if stopped or result.proven != "loss" else _rest_of(self.budget, result)
         if rest is not None and self._resister is None:
             self._resister = _resister_of(self.engine)
         if rest is not None and self._resister is not None:
@@ -175,8 +175,3 @@ def _merged(proof: SearchResult, resisting: SearchResult) -> SearchResult:
         simulations=proof.simulations + resisting.simulations,
         seconds=proof.seconds + resisting.seconds,
     )
-
-
-def _proven_lost(result: SearchResult) -> bool:
-    """Whether the solver proved every root move a loss for the player to move."""
-    return bool(result.moves) and all(move.proven == "loss" for move in result.moves)
