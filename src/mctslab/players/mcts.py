@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mctslab._validation import check_choice, check_instance, check_int, invalid
+from mctslab._validation import check_choice, check_int, invalid
 from mctslab.core.config import Budget, SearchConfig
-from mctslab.core.engine import Engine, Progress, StopEvent
+from mctslab.core.engine import Engine, Progress, StopEvent, given_budget
 from mctslab.core.result import SearchResult
 from mctslab.games._base import State
 
@@ -75,11 +75,7 @@ class MCTSPlayer:
                 requirement = "1 when an engine instance is given (it has its own workers)"
                 raise invalid("workers", "MCTSPlayer", requirement, workers)
             self.engine = engine
-        self.budget = (
-            Budget()
-            if budget is None
-            else check_instance(budget, "budget", "MCTSPlayer", Budget, "a Budget or None")
-        )
+        self.budget = given_budget(budget, "MCTSPlayer")
         self.name = f"mcts-{self.engine.name}"
         self.last_result: SearchResult | None = None
         #: The search without the solver for lost positions, made when first needed.
