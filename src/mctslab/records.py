@@ -45,6 +45,8 @@ The API, used by ``mctslab play``/``analyze``, the web board and the arena:
   keyed by the game's player names (``[Black "you"]``)
 - :func:`continued_tags` ``(start, moves, players, result, *, loaded, since,
   resigned=None) -> dict``: the tags of a game continued from a record
+- :func:`whole_number` ``(text) -> int``: a whole number as records (game
+  parameters) and the engine protocols write it
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ _COMPACT: dict[str, re.Pattern[str]] = {
 _TAG_TEXT = r'\[\s*([A-Za-z]\w*)\s+"((?:[^"\\]|\\.)*)"\s*\]'
 _TAG = re.compile(f"^{_TAG_TEXT}$")
 _TAG_NAME = re.compile(r"[A-Za-z]\w*")
-_INT = re.compile(r"^[+-]?[0-9]+$")
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
 #: Move lines are wrapped to stay about this wide.
 _LINE_WIDTH = 72
 
@@ -322,15 +324,23 @@ def _start_position(line_number: int, line: str) -> State:
         raise RecordError(f"record line {line_number}: {error}") from None
 
 
+def whole_number(text: str) -> int:
+    """``text`` as an int, in ASCII digits with an optional sign: int() also reads other
+    scripts' digits and underscores, which no record or protocol sends. ValueError otherwise."""
+    if not _WHOLE_NUMBER.fullmatch(text.strip()):
+        raise ValueError(f"{text!r} is not a whole number")
+    return int(text)
+
+
 def _parse_value(text: str) -> Any:
     """An int, a tuple of ints (comma-separated; a trailing comma is allowed, so that one
     int with one, ``5,``, is a tuple of one), or the text itself."""
-    if _INT.match(text):
-        return int(text)
-    parts = text.removesuffix(",").split(",")
-    if "," in text and all(_INT.match(part) for part in parts):
-        return tuple(int(part) for part in parts)
-    return text
+    try:
+        if "," not in text:
+            return whole_number(text)
+        return tuple(whole_number(part) for part in text.removesuffix(",").split(","))
+    except ValueError:
+        return text
 
 
 def _tokens(game: str, line: str) -> list[str]:

@@ -41,9 +41,15 @@ def test_bad_construction(kwargs: dict[str, object], message: str) -> None:
         MCTS(**kwargs)  # type: ignore[arg-type]
 
 
-def test_budget_must_be_a_budget() -> None:
-    with pytest.raises(ValueError, match=r"'budget' parameter of MCTS\.search must be a Budget"):
-        MCTS().search(position(""), 100)  # type: ignore[arg-type]
+@pytest.mark.parametrize("engine", [MCTS, FastMCTS])
+def test_budget_must_be_a_budget(engine: type[MCTS | FastMCTS]) -> None:
+    # Worded as MCTSPlayer's (one check for both): None, the default budget, is taken too.
+    with pytest.raises(ValueError) as raised:
+        engine().search(position(""), 100)  # type: ignore[arg-type]
+    assert str(raised.value) == (
+        f"The 'budget' parameter of {engine.__name__}.search must be a Budget or None. "
+        "Got 100 instead."
+    )
 
 
 @pytest.mark.parametrize("engine", [MCTS, FastMCTS])

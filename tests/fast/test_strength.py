@@ -391,6 +391,40 @@ def _blocks_the_four(player: MCTSPlayer) -> None:
     player.close()
 
 
+def test_a_budget_that_ends_before_every_root_move_is_tried_proves_no_loss() -> None:
+    # O must block at c1 (a draw); seed 1 tries a2 first, lost at once, and a
+    # budget of two nodes ends there: every move tried loses, c1 was never tried.
+    # The player took that for a proven loss and searched again without the solver.
+    state = position("a1 b2 b1")
+    assert move_values(state)["c1"] == 0
+    budget = Budget(max_nodes=2)
+    alone = FastMCTS(SearchConfig(seed=1)).search(state, budget)
+    assert [m.proven for m in alone.moves] == ["loss"] and alone.stopped_by == "nodes"
+    result = MCTSPlayer("compiled", SearchConfig(seed=1), budget).analyse(state)
+    assert result.simulations == alone.simulations  # one search: no second one
+    assert result.proven is None
+
+
+@pytest.mark.parametrize("engine", [FastMCTS, MCTS], ids=["compiled", "python"])
+def test_budgets_smaller_than_the_root_moves_prove_only_the_truth(engine: type) -> None:
+    # 1 to 5 iterations try some of the root moves: a root said proven, and each
+    # move's proof, must be what minimax says, however many moves the search tried.
+    outcomes = {1.0: "win", 0.0: "draw", -1.0: "loss"}
+    partly_tried_losses = 0
+    for index, state in enumerate(tictactoe_positions(100)):
+        truth = move_values(state)
+        for iterations in range(1, 6):
+            result = engine(SearchConfig(seed=index)).search(state, Budget(iterations=iterations))
+            if result.proven is not None:
+                assert result.proven == outcomes[max(truth.values())], str(state)
+            for stats in result.moves:
+                assert stats.proven in (None, LABELS[truth[stats.notation]]), str(state)
+            if all(m.proven == "loss" for m in result.moves) and max(truth.values()) > -1:
+                partly_tried_losses += 1
+    # The case of the test above happens, on the compiled engine (the python one has no solver).
+    assert (partly_tried_losses > 0) == (engine is FastMCTS)
+
+
 def test_the_solver_is_skipped_for_one_player() -> None:
     result = search(make("numbers", turns=3), 5000, seed=0)
     assert result.stopped_by == "iterations"

@@ -8,14 +8,17 @@ import sys
 import threading
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 
 from mctslab import SearchResult, make
 from mctslab.core import Budget, SearchConfig
 from mctslab.fast import FastMCTS
+from mctslab.fast._loop import LOSS
 from mctslab.fast._pool import _rebuilt, split_budget, worker_seed
+from mctslab.fast._stats import RootStats, build_result, merge
 from mctslab.games import IllegalMoveError
-from tests.core.tictactoe_minimax import best_moves, position
+from tests.core.tictactoe_minimax import best_moves, move_values, position
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +37,27 @@ def test_budget_shares() -> None:
     assert split_budget(Budget(iterations=1), 3)[1:] == [None, None]
     assert worker_seed(7, 0) != worker_seed(7, 1) == worker_seed(7, 1)
     assert worker_seed(None, 0) is None
+
+
+def test_a_root_one_worker_proved_is_proven_in_the_merged_result() -> None:
+    # O to move after b2 a2 c1 is lost. One worker proved it, every move a loss;
+    # the other ran out of its share first. The merged result said "iterations"
+    # (the first of two reasons, one each), so the proof was shown as a win-rate
+    # estimate of 0%.
+    state = position("b2 a2 c1")
+    assert set(move_values(state).values()) == {-1.0}
+    moves = np.array(state.legal_moves(), dtype=np.int64)
+
+    def part(proven: np.ndarray, stopped_by: str) -> RootStats:
+        ones = np.ones(len(moves), dtype=np.int64)
+        return RootStats(moves, ones, np.zeros(len(moves)), proven, {}, len(moves), 6, stopped_by)
+
+    unproven = part(np.zeros(len(moves), dtype=np.int8), "iterations")
+    proving = part(np.full(len(moves), LOSS, dtype=np.int8), "proven")
+    merged = merge([unproven, proving], state.spec.num_actions, None)
+    assert merged.stopped_by == "proven"
+    result = build_result(state, merged, "visits", 0.0, "compiled")
+    assert result.value == 0.0 and {m.proven for m in result.moves} == {"loss"}
 
 
 def test_merged_visits_add_up_and_reuse_goes_on(pool: FastMCTS) -> None:

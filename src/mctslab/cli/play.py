@@ -167,8 +167,8 @@ def _opponent(spec: str | None, seed: int | None, state: State) -> Player | None
 #: to bracket, and the numbers said in countdown.
 _LAST_MOVE_SHOWN = ("(last move: ", " said ")
 
-#: What a proven root value means for the player to move.
-_PROOFS = {1.0: "a proven win", 0.5: "a proven draw", 0.0: "proven: every move loses"}
+#: What a proven root means for the player to move.
+_PROOFS = {"win": "a proven win", "draw": "a proven draw", "loss": "proven: every move loses"}
 
 
 def _how_found(result: SearchResult) -> str:
@@ -178,9 +178,9 @@ def _how_found(result: SearchResult) -> str:
     holds the proof) takes no search or one simulation, whose speed means nothing.
     """
     simulations = opt.counted(result.simulations, "simulation")
-    if result.stopped_by == "proven" and result.value in _PROOFS:
+    if result.proven is not None:
         searched = "no search needed" if result.simulations <= 1 else f"after {simulations}"
-        return f"{_PROOFS[result.value]}, {searched}"
+        return f"{_PROOFS[result.proven]}, {searched}"
     return f"win-rate estimate {result.value:.0%}, {simulations}, {result.sims_per_second:,.0f}/s"
 
 

@@ -57,5 +57,12 @@ def search_budget(
     if stop is not None and not callable(getattr(stop, "is_set", None)):
         # A threading.Event, or one of multiprocessing's: whatever has is_set().
         raise invalid("stop", owner, "an event with is_set(), such as a threading.Event", stop)
-    budget = Budget() if budget is None else budget
-    return check_instance(budget, "budget", owner, Budget, "a Budget").effective()
+    return given_budget(budget, owner).effective()
+
+
+def given_budget(budget: Budget | None, owner: str) -> Budget:
+    """``budget`` as given to ``owner``, None the default one; anything else is refused
+    (ValueError)."""
+    if budget is None:
+        return Budget()
+    return check_instance(budget, "budget", owner, Budget, "a Budget or None")

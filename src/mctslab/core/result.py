@@ -10,6 +10,9 @@ StopReason = str  # "iterations", "seconds", "nodes", "memory", "stopped", "prov
 # "visits" (the compiled engine's counts reached their limit), "settled" (a budget of tree size
 # alone, see Budget); "running" in the interim results handed to a progress callback
 
+#: A proven root's value (the exact value of its best move) as an outcome.
+_ROOT_OUTCOMES: dict[float, ProvenOutcome] = {1.0: "win", 0.5: "draw", 0.0: "loss"}
+
 
 @dataclass(frozen=True)
 class MoveStats:
@@ -66,6 +69,17 @@ class SearchResult:
     seconds: float
     stopped_by: StopReason
     engine: str
+
+    @property
+    def proven(self) -> ProvenOutcome | None:
+        """The root's game-theoretic outcome for the player to move once the solver has
+        proven it (``stopped_by == "proven"``), else None.
+
+        Only the engine knows the root proven: ``moves`` holds the moves its
+        search tried, and a budget may end before every move was tried, when
+        each move tried may be a proven loss and a move not tried is not.
+        """
+        return _ROOT_OUTCOMES.get(self.value) if self.stopped_by == "proven" else None
 
     @property
     def sims_per_second(self) -> float:

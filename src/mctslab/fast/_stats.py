@@ -84,9 +84,11 @@ class RootStats:
 def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) -> RootStats:
     """Sum the root statistics of independent trees (moves in id order); worker order is kept.
 
-    A move proven in any tree is proven (every tree searches the same game).
-    The line below a move comes from the tree that visited the move most and
-    sent a line for it. ``stopped_by`` None takes the reason most trees gave.
+    A move proven in any tree is proven (every tree searches the same game),
+    and so is the root: ``stopped_by`` None is "proven" when a tree proved
+    it (its moves, all proven there, then give the root's exact value), else
+    the reason most trees gave. The line below a move comes from the tree
+    that visited the move most and sent a line for it.
     """
     visits = np.zeros(num_actions, dtype=np.int64)
     value_sums = np.zeros(num_actions, dtype=np.float64)
@@ -104,7 +106,8 @@ def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) 
                 lines[move], line_visits[move] = line, count
     moves = np.flatnonzero(visits)
     if stopped_by is None:
-        stopped_by = Counter(part.stopped_by for part in parts).most_common(1)[0][0]
+        reasons = Counter(part.stopped_by for part in parts)
+        stopped_by = "proven" if "proven" in reasons else reasons.most_common(1)[0][0]
     return RootStats(
         moves=moves,
         visits=visits[moves],

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mctslab._validation import check_choice, check_instance, check_int, invalid
+from mctslab._validation import check_choice, check_int, invalid
 from mctslab.core.config import Budget, SearchConfig
-from mctslab.core.engine import Engine, Progress, StopEvent
+from mctslab.core.engine import Engine, Progress, StopEvent, given_budget
 from mctslab.core.result import SearchResult
 from mctslab.games._base import State
 
@@ -75,11 +75,7 @@ class MCTSPlayer:
                 requirement = "1 when an engine instance is given (it has its own workers)"
                 raise invalid("workers", "MCTSPlayer", requirement, workers)
             self.engine = engine
-        self.budget = (
-            Budget()
-            if budget is None
-            else check_instance(budget, "budget", "MCTSPlayer", Budget, "a Budget or None")
-        )
+        self.budget = given_budget(budget, "MCTSPlayer")
         self.name = f"mcts-{self.engine.name}"
         self.last_result: SearchResult | None = None
         #: The search without the solver for lost positions, made when first needed.
@@ -100,7 +96,7 @@ class MCTSPlayer:
         """
         result = self.engine.search(state, self.budget, progress=progress, stop=stop)
         stopped = stop is not None and stop.is_set()
-        rest = None if stopped or not _proven_lost(result) else _rest_of(self.budget, result)
+        rest = None if stopped or result.proven != "loss" else _rest_of(self.budget, result)
         if rest is not None and self._resister is None:
             self._resister = _resister_of(self.engine)
         if rest is not None and self._resister is not None:
@@ -175,8 +171,3 @@ def _merged(proof: SearchResult, resisting: SearchResult) -> SearchResult:
         simulations=proof.simulations + resisting.simulations,
         seconds=proof.seconds + resisting.seconds,
     )
-
-
-def _proven_lost(result: SearchResult) -> bool:
-    """Whether the solver proved every root move a loss for the player to move."""
-    return bool(result.moves) and all(move.proven == "loss" for move in result.moves)

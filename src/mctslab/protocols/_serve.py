@@ -9,7 +9,6 @@ numba or a worker process, is sent to stderr instead.
 
 from __future__ import annotations
 
-import re
 import sys
 import threading
 import time
@@ -37,17 +36,8 @@ SAFETY_FRACTION = 0.1
 SAFETY_SECONDS = 0.05
 #: The least a search is given, even when the clock says "as fast as possible".
 MIN_SECONDS = 0.01
-_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
 
 Log = Callable[[str], None]
-
-
-def whole_number(text: str) -> int:
-    """``text`` as an int, in ASCII digits with an optional sign: int() also reads other
-    scripts' digits and underscores, which no protocol sends. ValueError otherwise."""
-    if not _WHOLE_NUMBER.fullmatch(text.strip()):
-        raise ValueError(f"{text!r} is not a whole number")
-    return int(text)
 
 
 def log_to_stderr(message: str) -> None:

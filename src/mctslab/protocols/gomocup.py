@@ -59,8 +59,8 @@ from mctslab.protocols._serve import (
     log_to_stderr,
     moves_to_go,
     verdict,
-    whole_number,
 )
+from mctslab.records import whole_number
 
 NAME = "mctslab"
 AUTHOR = "mctslab contributors"

@@ -66,8 +66,8 @@ from mctslab.protocols._serve import (
     log_to_stderr,
     moves_to_go,
     verdict,
-    whole_number,
 )
+from mctslab.records import whole_number
 
 NAME = "mctslab"
 PROTOCOL_VERSION = "2"

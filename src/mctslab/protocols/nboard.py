@@ -68,8 +68,8 @@ from mctslab.protocols._serve import (
     failure_message,
     log_to_stderr,
     verdict,
-    whole_number,
 )
+from mctslab.records import whole_number
 
 NAME = "mctslab"
 PROTOCOL_VERSION = 2
