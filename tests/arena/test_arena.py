@@ -792,7 +792,12 @@ def test_an_external_engine_plays_through_its_protocol(tmp_path: Path) -> None:
         ([*BASE, "--workers", "0"], "--workers must be at least 1"),
         ([*BASE, "--sprt", "elo1=5"], "--sprt needs elo0"),
         ([*BASE, "--openings", "random:x"], "random:N needs a whole number"),
-        ([*BASE, "--openings", "/nonexistent/book"], "Cannot read the openings file"),
+        # The reason once, as a game record's is said (it said "...: [Errno 2] No such file
+        # or directory: '/nonexistent/book'").
+        (
+            [*BASE, "--openings", "/nonexistent/book"],
+            "Cannot read the openings file '/nonexistent/book': No such file or directory. Try",
+        ),
         ([*BASE[:3], "naive", *BASE[4:]], "The naive player plays gomoku only"),
         ([*BASE[:3], "mcts:c=-2", *BASE[4:]], "The 'c' parameter of SearchConfig"),
     ],
