@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -792,7 +793,12 @@ def test_an_external_engine_plays_through_its_protocol(tmp_path: Path) -> None:
         ([*BASE, "--workers", "0"], "--workers must be at least 1"),
         ([*BASE, "--sprt", "elo1=5"], "--sprt needs elo0"),
         ([*BASE, "--openings", "random:x"], "random:N needs a whole number"),
-        ([*BASE, "--openings", "/nonexistent/book"], "Cannot read the openings file"),
+        # The reason once, as a game record's is said (it said "...: [Errno 2] No such file
+        # or directory: '/nonexistent/book'").
+        (
+            [*BASE, "--openings", "/nonexistent/book"],
+            "Cannot read the openings file '/nonexistent/book': No such file or directory. Try",
+        ),
         ([*BASE[:3], "naive", *BASE[4:]], "The naive player plays gomoku only"),
         ([*BASE[:3], "mcts:c=-2", *BASE[4:]], "The 'c' parameter of SearchConfig"),
     ],
@@ -1079,3 +1085,12 @@ def test_a_worker_told_to_stop_takes_no_more_games(monkeypatch: pytest.MonkeyPat
         tasks.put(task)
     backends._worker(tasks, results, os.getppid())
     assert results.qsize() == 1 and tasks.qsize() == 2
+
+
+def test_the_help_says_what_the_seed_of_a_run_is() -> None:
+    # It said "Random seed, for reproducible searches." as the searching commands do, though
+    # the arena's seeds the players and the openings, and a resumed run keeps its record's.
+    command = typer.main.get_command(app).commands["arena"]  # type: ignore[attr-defined]
+    (seed,) = (param for param in command.params if param.name == "seed")
+    assert seed.help.startswith("The run's seed, from which the players' and the openings'")
+    assert "a resumed run keeps its record's" in seed.help

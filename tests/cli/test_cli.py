@@ -280,7 +280,8 @@ def test_analyze_draws_a_compact_board_in_a_narrow_terminal(
         # 100 workers on 2 CPUs ran past a minute with the load average at 52.
         (
             ["analyze", "tictactoe", "--workers", str(opt.MAX_WORKERS + 1)],
-            f"'--workers': Input should be less than or equal to {opt.MAX_WORKERS}",
+            f"'--workers': must be a whole number at least 1 and at most {opt.MAX_WORKERS:,}; "
+            f"got {opt.MAX_WORKERS + 1}.",
         ),
         (["play", "numbers"], "numbers is a one-player game: 'mctslab numbers' plays it."),
         # Rich would read "[a1]" as markup and print nothing of it.
@@ -291,7 +292,7 @@ def test_analyze_draws_a_compact_board_in_a_narrow_terminal(
             "GTP boards are square; this gomoku board is 9x7",
         ),
         (["countdown", "--max", "1000001"], "--max must be from 1 to 1000000. Got 1000001"),
-        (["serve", "--port", "70000"], "Input should be less than or equal to 65535"),
+        (["serve", "--port", "70000"], "at least 1 and at most 65,535; got 70000."),
         # Every command's search limits are checked where they are read, naming the option.
         (["analyze", "tictactoe", "--seconds", "inf"], "'--seconds': must be a finite number"),
         (["analyze", "tictactoe", "--c", "inf"], "'--c': must be a finite number"),

@@ -11,6 +11,7 @@ import typer
 from typer.testing import CliRunner
 
 from mctslab.cli._app import app
+from mctslab.cli._options import MAX_WORKERS
 
 runner = CliRunner()
 # Rich's box drawing (U+2500-U+257F): the panel Typer draws around click's errors.
@@ -27,12 +28,35 @@ BOX_DRAWING = re.compile("[\u2500-\u257f]")
             "mctslab play",
         ),
         (["--bogus"], "No such option: --bogus", "mctslab"),
-        # A value that is not of the option's type (what follows is Typer's wording).
-        (["play", "gomoku", "--size", "abc"], "Invalid value for '--size': ", "mctslab play"),
+        # A value that is not of the option's type, or out of its range, worded as the
+        # commands' own checks word theirs (Typer's pydantic said "Input should be a valid
+        # integer, unable to parse string as an integer", naming neither value nor range).
+        (
+            ["play", "gomoku", "--size", "abc"],
+            "Invalid value for '--size': must be a whole number; got 'abc'.",
+            "mctslab play",
+        ),
         (
             ["analyze", "gomoku", "--seconds", "x"],
-            "Invalid value for '--seconds': ",
+            "Invalid value for '--seconds': must be a number; got 'x'.",
             "mctslab analyze",
+        ),
+        (
+            ["analyze", "gomoku", "--iterations", "0"],
+            "Invalid value for '--iterations': must be a whole number at least 1; got 0.",
+            "mctslab analyze",
+        ),
+        (
+            ["serve", "--port", "70000"],
+            "Invalid value for '--port': must be a whole number at least 1 and at most "
+            "65,535; got 70000.",
+            "mctslab serve",
+        ),
+        (
+            ["play", "gomoku", "--workers", "1.5"],
+            "Invalid value for '--workers': must be a whole number at least 1 and at most "
+            f"{MAX_WORKERS:,}; got '1.5'.",
+            "mctslab play",
         ),
         # A value a callback refuses: a choice, a bound.
         (

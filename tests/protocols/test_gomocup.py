@@ -437,5 +437,10 @@ def test_client_refuses_what_gomocup_cannot_play() -> None:
         player.start(make("gomoku", size=7, k=4))
     with pytest.raises(ValueError, match="plays gomoku; got othello"):
         player.start(make("othello"))
-    with pytest.raises(EngineError, match="Cannot start the Gomocup engine 'no-such-brain'"):
+    with pytest.raises(EngineError) as refused:
         GomocupEnginePlayer("no-such-brain --fast").start(make("gomoku", size=7))
+    # The reason once (it said "...: [Errno 2] No such file or directory: 'no-such-brain'").
+    assert str(refused.value).splitlines()[0] == (
+        "Cannot start the Gomocup engine 'no-such-brain' (no-such-brain --fast): "
+        "No such file or directory."
+    )

@@ -142,7 +142,9 @@ class FileOpenings:
         try:
             text = read_text(self.path)
         except (OSError, RecordError) as error:
-            raise ValueError(f"Cannot read the openings file {str(path)!r}: {error}") from None
+            # An OSError's text repeats the path ("[Errno 2] No such file or directory: 'x'").
+            why = f"{error.strerror or error}." if isinstance(error, OSError) else str(error)
+            raise ValueError(f"Cannot read the openings file {str(path)!r}: {why}") from None
         self.lines: list[tuple[str, ...]] = []
         for number, line in enumerate(text.splitlines(), start=1):
             words = _move_words(strip_comment(line, start.spec.name), start.spec.name)

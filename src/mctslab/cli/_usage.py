@@ -25,14 +25,49 @@ from mctslab.cli._options import error_console, help_hint
 @contextlib.contextmanager
 def _naming(ctx: Any) -> Iterator[None]:
     """Attach ``ctx`` to a usage error raised without one: click's parser raises a few so
-    (an option without its value, a flag given one), and the hint needs the command."""
+    (an option without its value, a flag given one), and the hint needs the command; and
+    word a value Typer refused as the commands word theirs (:func:`_reword`)."""
     try:
         yield
     except typer.TyperException as error:
         # A usage error has a ctx, None where the parser left it out; other errors none.
         if getattr(error, "ctx", False) is None:
             error.ctx = ctx  # type: ignore[attr-defined]
+        if isinstance(error, typer.BadParameter):
+            _reword(error)
         raise
+
+
+def _reword(error: typer.BadParameter) -> None:
+    """Say a number Typer refused as the commands' own checks do ("must be a whole number
+    at least 1 and at most 8; got 9."), naming what was typed and the option's whole range.
+
+    Typer checks a number's type and its ``min``/``max`` with pydantic, whose messages
+    name neither the value nor the other bound ("Input should be less than or equal to
+    8", "Input should be a valid integer, unable to parse string as an integer").
+    """
+    errors = getattr(error.__cause__, "errors", None)
+    if not callable(errors):
+        return
+    found = errors(include_url=False)[0]
+    kind = found.get("type", "")
+    if kind.startswith("int_"):
+        number, given = "a whole number", repr(found.get("input"))
+    elif kind.startswith("float_"):
+        number, given = "a number", repr(found.get("input"))
+    elif kind in {"greater_than", "greater_than_equal", "less_than", "less_than_equal"}:
+        number, given = "a number", str(found.get("input"))
+    else:
+        return
+    low, high = getattr(error.param, "min", None), getattr(error.param, "max", None)
+    if isinstance(low, int) or isinstance(high, int):
+        number = "a whole number"
+    bounds = [
+        f"{word} {bound:,}"
+        for word, bound in (("at least", low), ("at most", high))
+        if bound is not None
+    ]
+    error.message = f"must be {' '.join([number, ' and '.join(bounds)]).strip()}; got {given}."
 
 
 def _flags_take_no_value(params: list[Any]) -> list[Any]:

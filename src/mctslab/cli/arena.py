@@ -28,6 +28,7 @@ from mctslab.arena.record import RunRecord, default_path
 from mctslab.arena.spec import KINDS, PlayerSpec, parse_player
 from mctslab.arena.stats import SPRT
 from mctslab.cli import _options as opt
+from mctslab.core.config import MAX_SEED
 from mctslab.games import State
 
 PLAYER_HELP = (
@@ -90,7 +91,15 @@ def arena(
         str | None,
         typer.Option(help="Play a match per value of an option of player A: KEY=V1,V2,..."),
     ] = None,
-    seed: opt.Seed = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="The run's seed, from which the players' and the openings' seeds derive "
+            "(default: drawn at random for a new record; a resumed run keeps its record's).",
+            min=0,
+            max=MAX_SEED,
+        ),
+    ] = None,
     size: opt.Size = None,
     width: opt.Width = None,
     height: opt.Height = None,

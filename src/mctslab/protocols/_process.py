@@ -112,8 +112,10 @@ class EngineProcess:
                 start_new_session=True,
             )
         except OSError as error:
+            # The reason alone: an OSError's text repeats the errno and the program's path.
             raise EngineError(
-                f"Cannot start the {self.label} ({shlex.join(self.args)}): {error}"
+                f"Cannot start the {self.label} ({shlex.join(self.args)}): "
+                f"{error.strerror or error}."
             ) from error
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._stderr: deque[str] = deque(maxlen=TAIL_LINES)
