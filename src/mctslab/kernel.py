@@ -85,7 +85,8 @@ comes first, and names a line that refutes the win. Run it before a search:
 the compiled engine trusts the rules (a move id out of range, or a game
 longer than ``spec.max_game_length``, writes outside its arrays; a false
 winning move is a false proof; a candidate move that is not legal corrupts
-the search). The
+the search), checking only the one random game it plays from its position
+first (a player out of range, a game past ``max_game_length``). The
 solver and transpositions (on by default) and GRAVE need the turn to pass
 to the next player at every move; the engine stops with a ValueError that
 says so when the search meets a player moving twice in a row or, with more

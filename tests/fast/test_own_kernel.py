@@ -735,3 +735,27 @@ def test_a_negative_count_of_moves_is_named_as_such() -> None:
     state = make_nim(1, 2)
     with pytest.raises(ValueError, match=r"^nim: Kernel\.legal_moves listed -1 moves: a count"):
         list_moves(lambda data, out: -1, state.data, state.spec, "legal_moves")
+
+
+@njit(APPLY_SIG, cache=True)
+def pass_only(state, move):  # type: ignore[no-untyped-def]
+    """A move that forgets to take its stones: the game never ends."""
+    state[TO_MOVE] = 1 - state[TO_MOVE]
+
+
+EndlessNim = nim_on("EndlessNim", apply=pass_only, rollout=nim_rollout(pass_only))
+
+
+@pytest.mark.parametrize(
+    ("kind", "longest"), [(NimState, 3), (EndlessNim, 1000)], ids=["short", "endless"]
+)
+def test_a_game_longer_than_its_max_game_length_is_refused_before_the_search(
+    kind: type[NimState], longest: int
+) -> None:
+    # Before, a max_game_length too small let the tree grow deeper than the loop's path,
+    # which it wrote past (heaps (200,) with max_game_length 2 aborted the process: "free():
+    # invalid pointer"), and a game that never ends hung the check before the search.
+    start = make_nim(5, 5)
+    state = kind(dataclasses.replace(start.spec, max_game_length=longest), start.data.copy())
+    with pytest.raises(ValueError, match=rf"goes on past spec\.max_game_length \({longest} moves"):
+        FastMCTS(SearchConfig(seed=1)).search(state, Budget(iterations=100))
