@@ -759,3 +759,32 @@ def test_a_game_longer_than_its_max_game_length_is_refused_before_the_search(
     state = kind(dataclasses.replace(start.spec, max_game_length=longest), start.data.copy())
     with pytest.raises(ValueError, match=rf"goes on past spec\.max_game_length \({longest} moves"):
         FastMCTS(SearchConfig(seed=1)).search(state, Budget(iterations=100))
+
+
+@njit(RETURNS_SIG, cache=True)
+def margin_returns(state, out):  # type: ignore[no-untyped-def]
+    """A win worth 3/4 of the range's top: 0.75 to whoever took the last stone, -0.75 to the
+    other, as a score margin might give."""
+    out[:] = 0.0
+    if is_terminal(state):
+        out[1 - state[TO_MOVE]] = 0.75
+        out[state[TO_MOVE]] = -0.75
+
+
+MarginNim = nim_on("MarginNim", returns=margin_returns)
+
+
+def test_the_solver_leaves_a_game_with_returns_finer_than_win_draw_loss_to_the_search() -> None:
+    # Before, the solver valued each end of the game reached in the tree as a win (1) or a
+    # loss (0), the playouts as the game's returns (a win 0.875): a proven win was worth 1
+    # where every line of the game gives 0.875, and the engines disagreed.
+    start = make_nim(1, 2, 4)  # a nim-sum of 7: the player to move wins
+    state = MarginNim(dataclasses.replace(start.spec, return_steps=8), start.data.copy())
+    check_game(lambda: state.clone())
+    budget = Budget(iterations=20_000)
+    compiled = FastMCTS(SearchConfig(seed=1)).search(state, budget)
+    generic = MCTS(SearchConfig(seed=1)).search(state, budget)
+    assert compiled.proven is None and all(move.proven is None for move in compiled.moves)
+    assert compiled.value <= 0.875 and generic.value <= 0.875
+    assert compiled.value == pytest.approx(generic.value, abs=0.05)
+    assert nim_sum(after(state, compiled.best_move).heaps) == 0
