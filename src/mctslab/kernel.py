@@ -29,7 +29,8 @@ signature below (``cache=True`` keeps them between runs):
   hold anything before (``State.returns()`` refuses a kernel that leaves one
   unwritten). Each within the spec's
   ``[min_return, max_return]`` and on its grid of ``return_steps`` (2, the
-  default, allows a win, a draw and a loss; a score margin needs more).
+  default, allows a win, a draw and a loss; a score margin needs more, and
+  is searched without the solver, which knows only those three).
 - ``current_player(state) -> player`` (:data:`CURRENT_PLAYER_SIG`): the
   player to move, from 0 to ``spec.num_players - 1``. A search checks it
   in every position of one random game before it starts, and refuses
@@ -85,7 +86,8 @@ comes first, and names a line that refutes the win. Run it before a search:
 the compiled engine trusts the rules (a move id out of range, or a game
 longer than ``spec.max_game_length``, writes outside its arrays; a false
 winning move is a false proof; a candidate move that is not legal corrupts
-the search). The
+the search), checking only the one random game it plays from its position
+first (a player out of range, a game past ``max_game_length``). The
 solver and transpositions (on by default) and GRAVE need the turn to pass
 to the next player at every move; the engine stops with a ValueError that
 says so when the search meets a player moving twice in a row or, with more

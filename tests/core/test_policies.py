@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import pytest
 
-from mctslab.core import MCTS, Budget, Node, SearchConfig, select_uct
+from mctslab.core import MCTS, Budget, Node, SearchConfig, backpropagate, select_uct
 from mctslab.core.protocol import GameState
 from tests.core.test_user_games import winning_moves
 from tests.core.toy_games import Nim
@@ -66,3 +67,35 @@ def test_a_simulation_whose_returns_break_zero_sum_is_named(
     message = str(caught.value)
     assert f"A simulation of 'nim' ended with returns {shown}, which do not sum to 0" in message
     assert "the return of the player of its index, on the game's scale [-1.0, 1.0]" in message
+
+
+def test_a_backpropagation_passed_in_replaces_the_librarys() -> None:
+    # Before, MCTS took no backpropagation, though the README lists it among the steps that
+    # one's own replace: a decaying reward (Browne et al. 2012) meant copying the search loop.
+    calls = []
+
+    def counted(
+        root: Node, path: list[Node], returns: Sequence[float], low: float, scale: float
+    ) -> None:
+        calls.append(len(path))
+        backpropagate(root, path, returns, low, scale)
+
+    state = Nim([2, 5], 1)
+    result = MCTS(SearchConfig(seed=3), backpropagation=counted).search(
+        state, Budget(iterations=500)
+    )
+    assert len(calls) == 500 and min(calls) >= 1
+    library = MCTS(SearchConfig(seed=3)).search(state, Budget(iterations=500))
+    assert (result.moves, result.pv) == (library.moves, library.pv)
+
+    def halved(
+        root: Node, path: list[Node], returns: Sequence[float], low: float, scale: float
+    ) -> None:
+        backpropagate(root, path, [(r - low) / 2 + low for r in returns], low, scale)
+
+    engine = MCTS(SearchConfig(seed=3), backpropagation=halved)
+    engine.search(state, Budget(iterations=500))
+    assert engine.tree is not None
+    assert all(child.value_sum <= child.visits / 2 for child in engine.tree.children)
+    with pytest.raises(ValueError, match="'backpropagation' parameter of MCTS must be a callable"):
+        MCTS(backpropagation=None)  # type: ignore[arg-type]

@@ -170,9 +170,22 @@ class _Endless(Nim):
         return _Endless(list(self.heaps), self.current_player)
 
 
+class _MovesAfterTheEnd(Nim):
+    def legal_moves(self) -> list[int]:
+        return super().legal_moves() or [1]  # a move listed once the game is over
+
+    def clone(self) -> _MovesAfterTheEnd:
+        return _MovesAfterTheEnd(list(self.heaps), self.current_player)
+
+
 @pytest.mark.parametrize(
     ("game", "message"),
     [
+        (
+            # Before: "legal moves in a terminal position", a rule the protocol did not state.
+            _MovesAfterTheEnd,
+            r"nim: legal_moves\(\) lists 1@0 though is_terminal\(\) is true: a finished game",
+        ),
         (_SharedHeaps, "nim: a move applied to a clone changed the original"),
         (_Unbalanced, r"nim: returns \(1.0, 1.0\) of a zero-sum game do not sum to 0"),
         (_Endless, "nim: game 0 is longer than max_game_length 64"),

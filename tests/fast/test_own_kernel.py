@@ -735,3 +735,56 @@ def test_a_negative_count_of_moves_is_named_as_such() -> None:
     state = make_nim(1, 2)
     with pytest.raises(ValueError, match=r"^nim: Kernel\.legal_moves listed -1 moves: a count"):
         list_moves(lambda data, out: -1, state.data, state.spec, "legal_moves")
+
+
+@njit(APPLY_SIG, cache=True)
+def pass_only(state, move):  # type: ignore[no-untyped-def]
+    """A move that forgets to take its stones: the game never ends."""
+    state[TO_MOVE] = 1 - state[TO_MOVE]
+
+
+EndlessNim = nim_on("EndlessNim", apply=pass_only, rollout=nim_rollout(pass_only))
+
+
+@pytest.mark.parametrize(
+    ("kind", "longest"), [(NimState, 3), (EndlessNim, 1000)], ids=["short", "endless"]
+)
+def test_a_game_longer_than_its_max_game_length_is_refused_before_the_search(
+    kind: type[NimState], longest: int
+) -> None:
+    # Before, a max_game_length too small let the tree grow deeper than the loop's path,
+    # which it wrote past (heaps (200,) with max_game_length 2 aborted the process: "free():
+    # invalid pointer"), and a game that never ends hung the check before the search.
+    start = make_nim(5, 5)
+    state = kind(dataclasses.replace(start.spec, max_game_length=longest), start.data.copy())
+    with pytest.raises(ValueError, match=rf"goes on past spec\.max_game_length \({longest} moves"):
+        FastMCTS(SearchConfig(seed=1)).search(state, Budget(iterations=100))
+
+
+@njit(RETURNS_SIG, cache=True)
+def margin_returns(state, out):  # type: ignore[no-untyped-def]
+    """A win worth 3/4 of the range's top: 0.75 to whoever took the last stone, -0.75 to the
+    other, as a score margin might give."""
+    out[:] = 0.0
+    if is_terminal(state):
+        out[1 - state[TO_MOVE]] = 0.75
+        out[state[TO_MOVE]] = -0.75
+
+
+MarginNim = nim_on("MarginNim", returns=margin_returns)
+
+
+def test_the_solver_leaves_a_game_with_returns_finer_than_win_draw_loss_to_the_search() -> None:
+    # Before, the solver valued each end of the game reached in the tree as a win (1) or a
+    # loss (0), the playouts as the game's returns (a win 0.875): a proven win was worth 1
+    # where every line of the game gives 0.875, and the engines disagreed.
+    start = make_nim(1, 2, 4)  # a nim-sum of 7: the player to move wins
+    state = MarginNim(dataclasses.replace(start.spec, return_steps=8), start.data.copy())
+    check_game(lambda: state.clone())
+    budget = Budget(iterations=20_000)
+    compiled = FastMCTS(SearchConfig(seed=1)).search(state, budget)
+    generic = MCTS(SearchConfig(seed=1)).search(state, budget)
+    assert compiled.proven is None and all(move.proven is None for move in compiled.moves)
+    assert compiled.value <= 0.875 and generic.value <= 0.875
+    assert compiled.value == pytest.approx(generic.value, abs=0.05)
+    assert nim_sum(after(state, compiled.best_move).heaps) == 0

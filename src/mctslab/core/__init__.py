@@ -9,6 +9,7 @@ from mctslab.core.engine import Engine, Progress, StopEvent
 from mctslab.core.node import BYTES_PER_MOVE, BYTES_PER_NODE, Node, count_nodes
 from mctslab.core.policies import (
     TREE_POLICIES,
+    Backpropagation,
     Simulation,
     TreePolicy,
     backpropagate,
@@ -32,6 +33,7 @@ __all__ = [
     "DEFAULT_ITERATIONS",
     "MCTS",
     "TREE_POLICIES",
+    "Backpropagation",
     "Budget",
     "Engine",
     "GameSpecLike",

@@ -100,7 +100,9 @@ class SearchConfig:
       wins, losses and draws proven in the tree are passed up it, a proven
       win is always played and a proven loss only when every move loses; the
       search ends early (``stopped_by="proven"``) once the root's value is
-      known. Two-player zero-sum games only (skipped for one player).
+      known. Two-player zero-sum games of a win, a draw and a loss only
+      (``GameSpec.return_steps`` 2): skipped for one player, and for a
+      score margin, whose returns a proof would replace with 1 or 0.
     - ``playout``: ``"random"``, uniform random moves; ``"decisive"``, a move
       that wins at once is played and otherwise one that stops the opponent
       from winning at once (decisive and anti-decisive moves, Teytaud &

@@ -7,8 +7,9 @@ selection (Kocsis & Szepesvári, "Bandit based Monte-Carlo planning", 2006).
 An iteration clones the root state, walks it down the tree with a tree
 policy (selection, ending in one expansion or at a terminal node), plays the
 rest of the game with a simulation policy, and adds the result to every node
-on the path. ``MCTS(tree_policy=..., simulation=...)`` takes a user's own
-(:data:`TreePolicy`, :data:`Simulation`). All loops are iterative; nothing
+on the path. ``MCTS(tree_policy=..., simulation=..., backpropagation=...)``
+takes a user's own (:data:`TreePolicy`, :data:`Simulation`,
+:data:`Backpropagation`). All loops are iterative; nothing
 here allocates per node walked beyond the path list the caller reuses.
 """
 
@@ -30,6 +31,12 @@ TreePolicy = Callable[[Node, GameState, random.Random, float, list[Node]], bool]
 #: possibly already terminal) to an end and gives one return per player, on the
 #: game's own scale.
 Simulation = Callable[[GameState, random.Random], Sequence[float]]
+
+#: ``backpropagate(root, path, returns, low, scale) -> None``: adds one simulation's
+#: ``returns`` (one per player, on the game's scale; ``(r - low) * scale`` puts one in
+#: [0, 1]) to the root and every node of ``path``, each node's ``visits`` counted up by one
+#: (the selection divides by them) and its ``value_sum`` for its ``mover``.
+Backpropagation = Callable[[Node, list[Node], Sequence[float], float, float], None]
 
 
 def untried_moves(node: Node, state: GameState) -> list[int]:

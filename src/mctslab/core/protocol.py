@@ -36,8 +36,8 @@ class GameState(Protocol):
 
     Moves are integers. ``legal_moves()`` returns a sequence (a list or a
     tuple; not a numpy array, a set or a generator, which the search can
-    neither test for emptiness nor index) and must be non-empty until
-    ``is_terminal()``; ``apply`` plays a legal move in place (unchecked: the
+    neither test for emptiness nor index), non-empty until ``is_terminal()``
+    and empty from then on; ``apply`` plays a legal move in place (unchecked: the
     engine only plays moves from ``legal_moves()``); ``returns()`` gives one
     value per player at the end of the game; ``clone()`` must be independent
     of the original. Single-player games have ``current_player`` 0 throughout.

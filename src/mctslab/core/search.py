@@ -27,6 +27,7 @@ from mctslab.core.node import (
 )
 from mctslab.core.policies import (
     TREE_POLICIES,
+    Backpropagation,
     Simulation,
     TreePolicy,
     backpropagate,
@@ -192,6 +193,9 @@ class MCTS:
       A callable given here replaces it.
     - ``simulation``: the default policy, ``simulate(state, rng) -> returns``;
       by default a uniform random playout (see :func:`default_simulation`).
+    - ``backpropagation``: ``backpropagate(root, path, returns, low, scale)``,
+      which adds a simulation's returns to the nodes it went through (see
+      :data:`Backpropagation`); by default :func:`backpropagate`.
     - ``progress_interval``: seconds between calls of a search's ``progress``
       callback (0 calls it after every iteration).
 
@@ -219,6 +223,7 @@ class MCTS:
         *,
         tree_policy: TreePolicy | None = None,
         simulation: Simulation = default_simulation,
+        backpropagation: Backpropagation = backpropagate,
         progress_interval: float = 0.1,
     ) -> None:
         self.config = check_instance(config, "config", "MCTS", SearchConfig, "a SearchConfig")
@@ -234,6 +239,12 @@ class MCTS:
         )
         self.simulation = check_callable(
             simulation, "simulation", "MCTS", "a callable simulate(state, rng) -> returns"
+        )
+        self.backpropagation = check_callable(
+            backpropagation,
+            "backpropagation",
+            "MCTS",
+            "a callable backpropagate(root, path, returns, low, scale)",
         )
         self.progress_interval = check_float(
             progress_interval, "progress_interval", "MCTS", low=0.0, low_inclusive=True
@@ -308,6 +319,7 @@ class MCTS:
         limits = _Limits(budget, start, stop)
         select = self.tree_policy
         simulate = self.simulation
+        back_up = self.backpropagation
         rng = self._rng
         c = self.config.c
         path: list[Node] = []
@@ -336,7 +348,7 @@ class MCTS:
                 elif not root.children:
                     raise _unexpanded_root(root_state)
                 returns = check_returns(simulate(leaf_state, rng), leaf_state)
-                backpropagate(root, path, returns, low, scale)
+                back_up(root, path, returns, low, scale)
                 simulations += 1
                 idle = 0 if grew else idle + 1
                 if progress is not None and perf_counter() >= next_progress:

@@ -496,9 +496,20 @@ class FastMCTS:
         return count
 
     def _solves(self, state: State) -> bool:
-        """Whether the solver is on for ``state``'s game: as configured, if two-player zero-sum."""
+        """Whether the solver is on for ``state``'s game: as configured, if two-player zero-sum
+        with returns of a win, a draw and a loss alone (``return_steps`` 2).
+
+        The solver values an end of the game reached in the tree as a win (1) or a loss (0),
+        and a proven position so: a score margin's returns, which playouts back up as they
+        are, would be mixed with those.
+        """
         spec = state.spec
-        return self.config.solver and spec.num_players == 2 and spec.zero_sum
+        return (
+            self.config.solver
+            and spec.num_players == 2
+            and spec.zero_sum
+            and spec.return_steps == 2
+        )
 
     def _node_bytes(self, state: State) -> int:
         """Bytes a tree slot costs with this engine's options on ``state``'s game."""
@@ -553,15 +564,25 @@ def check_searchable(state: State) -> None:
     # unchecked (a 1-based count shows at the first move). The returns at the end are
     # checked as the generic engine checks each (the loop checks only that they are on
     # the spec's steps): a game declared zero-sum whose returns are each player's win
-    # rate is found here, not in wrong proofs.
+    # rate is found here, not in wrong proofs. A game that outlasts max_game_length is
+    # refused too: the loop's path has room for that many moves below the root, and a
+    # deeper tree wrote past it (the process aborted), or a game that never ends hung here.
     end = state.clone()
     choose = random.Random(0).choice
+    length = 0
     while not end.is_terminal():
         checked_current_player(end)
         moves = end.legal_moves()
         if not moves:
             raise no_moves(end, "legal_moves")
+        if length == spec.max_game_length:
+            raise ValueError(
+                f"{spec.name}: a random game from the position searched goes on past "
+                f"spec.max_game_length ({length} moves): it must bound the moves of every "
+                f"game, or the game does not end.\n{end}"
+            )
         end.apply(choose(moves))
+        length += 1
     check_returns(end.returns(), end)
 
 

@@ -21,6 +21,7 @@ from mctslab.games._base import (
     check_kernel,
     check_move_sequence,
     checked_current_player,
+    legal_summary,
     list_moves,
 )
 
@@ -337,8 +338,12 @@ def _check_playout(start: State, seed: int, field: str, playout: Any) -> None:
 
 def _check_terminal(state: GameState) -> None:
     spec = state.spec
-    if _legal_moves(state):
-        raise ConformanceError(f"{spec.name}: legal moves in a terminal position\n{state}")
+    moves = _legal_moves(state)
+    if moves:
+        raise ConformanceError(
+            f"{spec.name}: legal_moves() lists {legal_summary(state)} though is_terminal() is "
+            f"true: a finished game has no legal moves\n{state}"
+        )
     values = _returns(state)
     if len(values) != spec.num_players:
         raise ConformanceError(f"{spec.name}: returns {values} are not one per player")
