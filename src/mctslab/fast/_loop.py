@@ -579,11 +579,19 @@ def _best_child(
             scores[i] = np.float32(child_values[i]) * unit * inverse + explore * np.sqrt(inverse)
     if solver:
         child_proven = proven[first : first + count]
-        for i in range(count):
-            if child_proven[i] == LOSS or (skip_draws and child_proven[i] == DRAW):
-                scores[i] = -np.inf
-            elif child_proven[i] == WIN:
-                return WON_CHILD
+        # Two loops, so that the default (draws kept) tests no more than before.
+        if skip_draws:
+            for i in range(count):
+                if child_proven[i] == LOSS or child_proven[i] == DRAW:
+                    scores[i] = -np.inf
+                elif child_proven[i] == WIN:
+                    return WON_CHILD
+        else:
+            for i in range(count):
+                if child_proven[i] == LOSS:
+                    scores[i] = -np.inf
+                elif child_proven[i] == WIN:
+                    return WON_CHILD
     best = 0
     best_score = scores[0]
     for i in range(1, count):
