@@ -43,6 +43,13 @@ def test_mcts_spec_builds_the_configured_player() -> None:
     assert isinstance(default, MCTSPlayer) and default.budget == Budget().effective()
 
 
+def test_an_mcts_spec_proves_draws_when_asked() -> None:
+    player = parse_player("mcts:prove_draws=true,iterations=300").build(seed=5)
+    assert isinstance(player, MCTSPlayer)
+    assert player.engine.config == SearchConfig(prove_draws=True, seed=5)
+    assert not parse_player("mcts").build(seed=5).engine.config.prove_draws
+
+
 def test_plain_mcts_spec_is_classic_uct_with_the_options_given() -> None:
     player = parse_player("mcts:plain=true,c=1.98,iterations=15000").build(seed=3)
     assert isinstance(player, MCTSPlayer)
@@ -94,6 +101,11 @@ def test_new_search_options_need_no_parser_change(monkeypatch: pytest.MonkeyPatc
         ("mcts:engine=gpu", "The 'engine' parameter of mcts must be one of"),
         ("mcts:engine=python,workers=2", "The python engine searches on one thread"),
         ("mcts:engine=python,solver=true,rave=true", "runs plain UCT and has no solver, rave;"),
+        ("mcts:engine=python,prove_draws=true", "runs plain UCT and has no prove_draws;"),
+        (
+            "mcts:solver=false,prove_draws=true",
+            "The 'prove_draws' parameter of SearchConfig must be False when solver is False.",
+        ),
         ("random:seed=3", "unknown option 'seed'; random takes none"),
         ("naive:simulations=0", "The 'simulations' parameter of naive must be an int >= 1"),
         ("openspiel:iterations=0", "The 'iterations' parameter of OpenSpiel MCTS"),

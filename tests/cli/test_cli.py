@@ -228,6 +228,26 @@ def test_analyze_table_says_which_moves_are_proven() -> None:
     assert code == 0 and "proven" not in output  # no column where nothing is proven
 
 
+@pytest.mark.parametrize("line", ["", "b2"])
+def test_analyze_proves_a_drawn_position_where_play_would_not(line: str) -> None:
+    # Tic-tac-toe is a draw (brute force: move_values). analyze proves drawn
+    # positions (prove_draws): the start in about 6,200 simulations, after b2
+    # in about 1,200; with --no-prove-draws, as the players search, neither
+    # is proven in 200,000 (the drawn moves take nearly every visit).
+    args = ["analyze", "tictactoe", "--iterations", "200000", "--seed", "0", "--json"]
+    args += ["--moves", line] if line else []
+    data = run_json(*args)
+    assert data["stopped_by"] == "proven" and data["value"] == 0.5
+    truth = {1.0: "win", 0.0: "draw", -1.0: "loss"}
+    values = move_values(position(line))
+    assert {m["move"]: m["proven"] for m in data["moves"]} == {
+        move: truth[value] for move, value in values.items()
+    }
+    assert data["simulations"] < 7_000
+    played = run_json(*args, "--no-prove-draws")
+    assert played["stopped_by"] == "iterations" and played["simulations"] == 200_000
+
+
 def test_analyze_draws_a_compact_board_in_a_narrow_terminal(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

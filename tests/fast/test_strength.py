@@ -436,6 +436,8 @@ def test_the_solver_is_skipped_for_one_player() -> None:
 OPTIONS: list[dict[str, Any]] = [
     {},
     {"solver": False},
+    {"prove_draws": True},
+    {"prove_draws": True, "transpositions": False, "rave": True},
     {"playout": "random"},
     {"playout": "threats"},
     {"candidates": False},

@@ -22,6 +22,7 @@ from mctslab.fast import FastMCTS
 from mctslab.fast._loop import (
     ALIAS,
     DRAW,
+    DRAWS,
     FREE,
     LARGEST,
     LOSS,
@@ -270,6 +271,8 @@ def check_graph(
         find(tree.table, tree.hashes, tree.hashes[node]) == node for node in positions if node
     )
     assert 1 + blocks + free_slots(tree) == tree.counters[USED]
+    if tree.solver:  # the count that tells prove_draws to look for drawn children
+        assert tree.counters[DRAWS] == sum(tree.proven[node] == DRAW for node in positions)
     return positions
 
 
@@ -374,11 +377,19 @@ def test_every_proven_node_holds_its_minimax_value() -> None:
     assert checked > 500
 
 
-@pytest.mark.parametrize("name", ["connect4", "countdown"])
-def test_graph_kept_across_moves(name: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("connect4", {}),
+        ("countdown", {}),
+        ("connect4", {"prove_draws": True}),  # the copy counts its draws (check_graph)
+        ("tictactoe", {"prove_draws": True}),
+    ],
+)
+def test_graph_kept_across_moves(name: str, options: dict[str, Any]) -> None:
     # Re-rooting copies the sub-graph once per position: children that
     # transposed to nodes outside it become nodes of their own.
-    mcts = FastMCTS(SearchConfig(seed=6))
+    mcts = FastMCTS(SearchConfig(seed=6, **options))
     state = make(name, start=80) if name == "countdown" else make(name)
     result = mcts.search(state, Budget(iterations=20_000))
     for move in result.pv[:2]:
@@ -389,6 +400,24 @@ def test_graph_kept_across_moves(name: str) -> None:
     assert mcts._tree is not None
     check_graph(mcts._tree, state, state.kernel.legal_moves, fresh_root=False)
     assert again.simulations <= 2_000
+
+
+def test_the_draw_count_survives_re_rooting_without_transpositions() -> None:
+    # check_graph counts the draws of trees with transpositions; this is the plain copy.
+    mcts = FastMCTS(SearchConfig(seed=6, transpositions=False, prove_draws=True))
+    state = make("tictactoe")
+    result = mcts.search(state, Budget(iterations=20_000))
+    for move in result.pv[:2]:
+        mcts.advance(move)
+        state.apply(move)
+    mcts.search(state, Budget(iterations=2_000))
+    tree = mcts._tree
+    assert tree is not None and not tree.hashed
+    drawn, queue = 0, [0]
+    for node in queue:
+        drawn += tree.proven[node] == DRAW
+        queue.extend(tree.child_nodes(node))
+    assert drawn > 0 and tree.counters[DRAWS] == drawn
 
 
 def test_positions_hash_apart() -> None:

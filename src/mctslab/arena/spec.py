@@ -31,8 +31,9 @@ from mctslab.players.mcts import ENGINES
 KINDS: dict[str, str] = {
     "mcts": (
         "mctslab's MCTS: search options of SearchConfig (c, tree_policy, final_move, seed, "
-        "reuse_tree, solver, playout, ...), plain=true for classic UCT (every strength option "
-        "off), budget iterations, seconds, max_nodes, memory_mb, engine=compiled|python, workers=N"
+        "reuse_tree, solver, prove_draws, playout, ...), plain=true for classic UCT (every "
+        "strength option off), budget iterations, seconds, max_nodes, memory_mb, "
+        "engine=compiled|python, workers=N"
     ),
     "random": "uniformly random legal moves",
     "naive": "the original Gomoku program's design (gomoku only): simulations=N, c=X",

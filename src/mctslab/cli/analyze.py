@@ -45,6 +45,14 @@ def analyze(
     workers: opt.Workers = 1,
     seed: opt.Seed = None,
     c: opt.Exploration = None,
+    prove_draws: Annotated[
+        bool,
+        typer.Option(
+            help="Prove drawn positions: a move proven a draw is not searched again, so that "
+            "the others get proven too (compiled engine). Off in play, where it measured "
+            "weaker.",
+        ),
+    ] = True,
     as_json: opt.Json = False,
 ) -> None:
     """Search a position and list the top moves with visits, value and principal variation."""
@@ -72,7 +80,7 @@ def analyze(
         opt.fail(f"the game is already over ({ended}); nothing to analyse.")
     player = opt.mcts_player(
         engine,
-        opt.search_config(seed, c),
+        opt.search_config(seed, c, prove_draws=prove_draws),
         opt.budget(iterations, seconds, memory_mb=memory_mb),
         workers,
     )

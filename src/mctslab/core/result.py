@@ -44,10 +44,12 @@ class SearchResult:
     """The outcome of one search.
 
     ``moves`` holds every expanded root move, most visited first (proven wins
-    before and proven losses after the rest); ``value`` is the estimate, in
-    [0, 1], for the player to move at the root (their win rate in two-player
-    games, the expected reward in single-player ones) and ``stopped_by`` why
-    the search ended ("proven": the solver knows the root's value; "visits":
+    before and proven losses after the rest; with ``prove_draws``, where a
+    move is a proven draw, the moves worth no more than a draw after it);
+    ``value`` is the estimate, in [0, 1], for the player to move at the root
+    (their win rate in two-player games, the expected reward in single-player
+    ones) and ``stopped_by`` why the search ended ("proven": the solver knows
+    the root's value; "visits":
     the compiled engine's counts reached what they can hold; "settled": a
     budget of tree size alone, and the tree stopped growing, see
     :class:`~mctslab.core.config.Budget`). ``simulations``

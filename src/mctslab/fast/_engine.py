@@ -159,7 +159,12 @@ class FastMCTS:
 
             def report(tree: Tree, simulations: int) -> None:
                 stats = RootStats.of_tree(
-                    tree, simulations, "running", self.config.final_move, lines=1
+                    tree,
+                    simulations,
+                    "running",
+                    self.config.final_move,
+                    lines=1,
+                    draws_apart=self.config.prove_draws,
                 )
                 progress(self._result(state, stats, perf_counter() - start))
 
@@ -386,6 +391,7 @@ class FastMCTS:
                     spec.num_actions,
                     spec.max_game_length,
                     solver,
+                    solver and config.prove_draws,
                     self._tuned,
                     config.transpositions,
                     rave,
@@ -445,7 +451,9 @@ class FastMCTS:
         if not config.reuse_tree:
             self.reset()
         simulations = int(tree.visits[0]) - first_visits
-        return RootStats.of_tree(tree, simulations, stopped_by, config.final_move, lines)
+        return RootStats.of_tree(
+            tree, simulations, stopped_by, config.final_move, lines, draws_apart=config.prove_draws
+        )
 
     def _tree_for(self, state: State, capacity: int) -> Tree:
         """The kept subtree when ``state`` equals its root and it fits, else a fresh tree.
@@ -539,7 +547,14 @@ class FastMCTS:
         )
 
     def _result(self, state: State, stats: RootStats, seconds: float) -> SearchResult:
-        return build_result(state, stats, self.config.final_move, seconds, self.name)
+        return build_result(
+            state,
+            stats,
+            self.config.final_move,
+            seconds,
+            self.name,
+            draws_apart=self.config.prove_draws,
+        )
 
 
 def check_searchable(state: State) -> None:

@@ -55,10 +55,17 @@ branches on loop arguments, so the plain search pays only for the tests:
   iteration's path; a node reached through a proven child learns it on the
   way down too, which is how proofs cross transpositions. Selection skips
   lost children and stops at proven nodes, backing up their value instead
-  of a playout. Players alternate in every bundled two-player game (Othello
-  passes are moves), so "the opponent" of a node's mover is the player to
-  move there; a game of one's own whose turn does not pass to the next
-  player (two moves in a row, or a player skipped) stops the loop (``TURNS``) when an expansion
+  of a playout. With ``prove_draws`` it skips drawn children too, so that
+  their unknown siblings are searched (and the node proven) rather than a
+  known draw visited over and over; the draw stays in the node's value as a
+  bound instead: every reward backed up through a node whose player to
+  move has a drawn child is at least a draw for that player (a pessimistic
+  bound in the sense of Cazenave & Saffidine's score-bounded MCTS, 2010;
+  looked for only once the tree holds a draw, :data:`DRAWS`). Players
+  alternate in every bundled two-player game (Othello passes are moves),
+  so "the opponent" of a node's mover is the player to move there; a game
+  of one's own whose turn does not pass to the next player (two moves in a
+  row, or a player skipped) stops the loop (``TURNS``) when an expansion
   meets it with the solver, transpositions or GRAVE on. GRAVE also credits
   a playout's moves to the players in turn; playouts are not checked.
 - **Transpositions**: a child whose position is already in the tree becomes
@@ -114,9 +121,11 @@ UCT, COINFLIP = 0, 1
 #: What the loop does when a new child does not fit in the arrays.
 STOP_WHEN_FULL, SIMULATE_WHEN_FULL = 0, 1
 #: Slots of the ``counters`` array: slots handed out, nodes in the tree, why
-#: the loop returned early, entries in the transposition table, then one
-#: free-list head per block size 2**k (0 = empty), k up to :data:`LARGEST`.
-USED, NODES, REASON, ENTRIES, FREE = 0, 1, 2, 3, 4
+#: the loop returned early, entries in the transposition table, nodes the
+#: solver proved drawn (with ``prove_draws``, the bound on rewards is looked
+#: for only once there is one), then one free-list head per block size 2**k
+#: (0 = empty), k up to :data:`LARGEST`.
+USED, NODES, REASON, ENTRIES, DRAWS, FREE = 0, 1, 2, 3, 4, 5
 NUM_COUNTERS = FREE + 16
 #: The largest block size class: 2**15 slots, more than an int16 move count.
 LARGEST = NUM_COUNTERS - FREE - 1
@@ -177,6 +186,7 @@ SEARCH_SIG = types.int64(
     types.int64,  # num_actions
     types.int64,  # max_depth
     types.boolean,  # solver
+    types.boolean,  # prove_draws (with the solver)
     types.boolean,  # UCB1-Tuned
     types.boolean,  # transpositions
     types.boolean,  # rave
@@ -488,6 +498,27 @@ def _root_settled(
     )
 
 
+@njit(cache=True, **NO_REFCOUNTS)
+def can_draw(
+    first_child: np.ndarray,
+    num_children: np.ndarray,
+    proven: np.ndarray,
+    hashes: np.ndarray,
+    table: np.ndarray,
+    node: int,
+    transpose: bool,
+) -> bool:
+    """Whether a child of ``node`` is proven drawn: the player to move there can secure a draw."""
+    first = first_child[node]
+    for i in range(num_children[node]):
+        child = first + i
+        if transpose:
+            child = resolve(first_child, hashes, table, child)
+        if proven[child] == DRAW:
+            return True
+    return False
+
+
 # -- selection ---------------------------------------------------------------------
 
 #: What selection returns instead of a child index.
@@ -507,6 +538,7 @@ def _best_child(
     per_unit: float,
     scores: np.ndarray,
     solver: bool,
+    skip_draws: bool,
     tuned: bool,
 ) -> int:
     """Index of the child in slots ``first..first+count`` with the best upper confidence bound.
@@ -520,7 +552,9 @@ def _best_child(
     vectorise (no division-by-zero check: every child has a visit), which
     makes selection in wide nodes several times faster. With the solver,
     lost children are skipped (NO_CHILD when no other is left) and a won one
-    returns WON_CHILD.
+    returns WON_CHILD; with ``skip_draws`` (``prove_draws``) drawn children
+    are skipped too: a draw is known, and visiting it again would teach
+    nothing (the loop backs its value up as a bound instead).
     """
     # Single precision, as the scores: logf costs half of log (measured: 7% of a
     # Connect Four search in log), and ln N needs no more than float32's 7 digits.
@@ -545,11 +579,19 @@ def _best_child(
             scores[i] = np.float32(child_values[i]) * unit * inverse + explore * np.sqrt(inverse)
     if solver:
         child_proven = proven[first : first + count]
-        for i in range(count):
-            if child_proven[i] == LOSS:
-                scores[i] = -np.inf
-            elif child_proven[i] == WIN:
-                return WON_CHILD
+        # Two loops, so that the default (draws kept) tests no more than before.
+        if skip_draws:
+            for i in range(count):
+                if child_proven[i] == LOSS or child_proven[i] == DRAW:
+                    scores[i] = -np.inf
+                elif child_proven[i] == WIN:
+                    return WON_CHILD
+        else:
+            for i in range(count):
+                if child_proven[i] == LOSS:
+                    scores[i] = -np.inf
+                elif child_proven[i] == WIN:
+                    return WON_CHILD
     best = 0
     best_score = scores[0]
     for i in range(1, count):
@@ -598,6 +640,52 @@ def _gather(
     return True
 
 
+@njit(cache=True, **NO_REFCOUNTS)
+def _backup_bounded(
+    visits: np.ndarray,
+    values: np.ndarray,
+    first_child: np.ndarray,
+    num_children: np.ndarray,
+    proven: np.ndarray,
+    squares: np.ndarray,
+    hashes: np.ndarray,
+    table: np.ndarray,
+    path: np.ndarray,
+    movers: np.ndarray,
+    depth: int,
+    points: np.ndarray,
+    gains: np.ndarray,
+    bounded: np.ndarray,
+    draw_points: int,
+    transpose: bool,
+    tuned: bool,
+) -> None:
+    """Back an iteration's rewards up its ``path`` (the root's visit aside), leaf first,
+    bounded by proven draws (``prove_draws``).
+
+    A node whose player to move has a proven draw is worth at most a draw to
+    its mover: from there up the rewards are bounded by it, since the drawn
+    child is no longer visited and its siblings' worse playouts must not
+    lower the node below a draw for the player who can take it. ``points``
+    is overwritten with the bounded rewards and ``bounded`` with the bounded
+    ``gains`` (kept for GRAVE, whose statistics are the moves'). Two players.
+    """
+    bounded[0] = gains[0]
+    bounded[1] = gains[1]
+    for level in range(depth, 0, -1):
+        entered = path[level]
+        mover = movers[level]
+        if can_draw(first_child, num_children, proven, hashes, table, entered, transpose):
+            points[mover] = min(points[mover], draw_points)
+            points[1 - mover] = max(points[1 - mover], draw_points)
+            bounded[mover] = min(bounded[mover], 0.5)
+            bounded[1 - mover] = max(bounded[1 - mover], 0.5)
+        visits[entered] += 1
+        values[entered] += points[mover]
+        if tuned:
+            squares[entered] += bounded[mover] * bounded[mover]
+
+
 # -- the search loop -----------------------------------------------------------------
 
 
@@ -637,6 +725,7 @@ def _search(  # type: ignore[no-untyped-def]
     num_actions,
     max_depth,
     solver,
+    prove_draws,
     tuned,
     transpose,
     rave,
@@ -685,6 +774,8 @@ def _search(  # type: ignore[no-untyped-def]
     rewards = np.empty(num_players, dtype=np.float64)
     gains = np.empty(num_players, dtype=np.float64)
     points = np.empty(num_players, dtype=np.uint32)  # the gains in value units
+    bounded = np.empty(num_players, dtype=np.float64)  # the gains backed up, draws bounding them
+    draw_points = round(0.5 * units)  # a draw's reward in value units, as a proven draw backs up
     per_unit = 1.0 / units
     path = np.empty(max_depth + 1, dtype=np.int64)
     movers = np.empty(max_depth + 1, dtype=np.int64)
@@ -783,6 +874,7 @@ def _search(  # type: ignore[no-untyped-def]
                         per_unit,
                         scores,
                         solver,
+                        prove_draws,
                         tuned,
                     )
                 else:
@@ -798,6 +890,7 @@ def _search(  # type: ignore[no-untyped-def]
                         per_unit,
                         scores,
                         solver,
+                        prove_draws,
                         tuned,
                     )
                 if rave and pick >= 0 and reference >= 0:
@@ -823,6 +916,7 @@ def _search(  # type: ignore[no-untyped-def]
                         first_child, num_children, num_moves, proven, hashes, table, node, transpose
                     )
                     proven[node] = known
+                    counters[DRAWS] += known == DRAW
                     break
                 if pick >= 0 and (tried == num_moves[node] or not use_fpu or scores[pick] >= fpu):
                     # The move is the slot's own: an alias's node was reached by another.
@@ -965,6 +1059,7 @@ def _search(  # type: ignore[no-untyped-def]
                         proven[child] = LOSS
                     else:
                         proven[child] = DRAW
+                        counters[DRAWS] += 1
                 elif winning_move(state) >= 0:
                     proven[child] = LOSS
                 known = proven[child]
@@ -996,13 +1091,34 @@ def _search(  # type: ignore[no-untyped-def]
             points[player] = whole
         # Backpropagation, and proofs passed up while they decide the parent.
         visits[0] += 1
-        for level in range(1, depth + 1):
-            entered = path[level]
-            mover = movers[level]
-            visits[entered] += 1
-            values[entered] += points[mover]
-            if tuned:
-                squares[entered] += gains[mover] * gains[mover]
+        if prove_draws and counters[DRAWS] > 0:
+            _backup_bounded(
+                visits,
+                values,
+                first_child,
+                num_children,
+                proven,
+                squares,
+                hashes,
+                table,
+                path,
+                movers,
+                depth,
+                points,
+                gains,
+                bounded,
+                draw_points,
+                transpose,
+                tuned,
+            )
+        else:
+            for level in range(1, depth + 1):
+                entered = path[level]
+                mover = movers[level]
+                visits[entered] += 1
+                values[entered] += points[mover]
+                if tuned:
+                    squares[entered] += gains[mover] * gains[mover]
         if rave:
             amaf_stamp = _rave.record(
                 path,
@@ -1036,6 +1152,7 @@ def _search(  # type: ignore[no-untyped-def]
                 if outcome == 0:
                     break
                 proven[parent] = outcome
+                counters[DRAWS] += outcome == DRAW
     # The last iteration may have proven the root: said so, not taken for the iteration budget.
     if solver and _root_settled(
         first_child, num_children, num_moves, proven, hashes, table, transpose
@@ -1097,6 +1214,7 @@ def _compact(  # type: ignore[no-untyped-def]
     used = 1
     nodes = 1
     entries = 0
+    draws = 1 if solver and proven[root] == DRAW else 0
     node = 0
     while node < used:
         origin = new_first_child[node]
@@ -1129,6 +1247,7 @@ def _compact(  # type: ignore[no-untyped-def]
                 new_num_moves[slot] = num_moves[child]
                 if solver:
                     new_proven[slot] = proven[child]
+                    draws += proven[child] == DRAW
                 if tuned:
                     new_squares[slot] = squares[child]
                 new_first_child[slot] = child
@@ -1141,6 +1260,7 @@ def _compact(  # type: ignore[no-untyped-def]
     new_counters[USED] = used
     new_counters[NODES] = nodes
     new_counters[ENTRIES] = entries
+    new_counters[DRAWS] = draws
     return True
 
 

@@ -46,9 +46,17 @@ class RootStats:
 
     @classmethod
     def of_tree(
-        cls, tree: Tree, simulations: int, stopped_by: str, final_move: FinalMove, lines: int
+        cls,
+        tree: Tree,
+        simulations: int,
+        stopped_by: str,
+        final_move: FinalMove,
+        lines: int,
+        *,
+        draws_apart: bool = False,
     ) -> RootStats:
-        """The root statistics of ``tree`` with the lines below its ``lines`` best moves."""
+        """The root statistics of ``tree`` with the lines below its ``lines`` best moves
+        (``draws_apart``: ranked as :meth:`ranking` says, along the lines too)."""
         slots = tree.children(0)
         nodes = tree.child_nodes(0)
         stats = cls(
@@ -61,21 +69,30 @@ class RootStats:
             simulations=simulations,
             stopped_by=stopped_by,
         )
-        for index in stats.ranking(final_move)[:lines]:
-            stats.lines[int(stats.moves[index])] = tree.line(nodes[index])
+        for index in stats.ranking(final_move, draws_apart=draws_apart)[:lines]:
+            stats.lines[int(stats.moves[index])] = tree.line(nodes[index], draws_apart=draws_apart)
         return stats
 
-    def ranking(self, final_move: FinalMove) -> np.ndarray:
+    def ranking(self, final_move: FinalMove, *, draws_apart: bool = False) -> np.ndarray:
         """Indices of the moves, best first by ``final_move``; ties keep the tried order.
 
         Proven wins come first and proven losses last (MCTS-Solver's final
         move: a proven win is always played, a proven loss only when every
         move loses). Within each group, "visits": most visits, then higher
         mean (the robust child); "value": higher mean, then more visits. This
-        is the generic engine's order.
+        is the generic engine's order. With ``draws_apart`` (the search's
+        ``prove_draws``, which stops visiting a proven draw so that its
+        siblings may be proven), where a move is a proven draw, the unproven
+        moves whose mean is a draw or less come after it, their visits no
+        longer comparable with its; a proven draw's mean is a half, whatever
+        its playouts said before the proof.
         """
         means = self.value_sums / self.visits
-        group = np.where(self.proven == WIN, 0, np.where(self.proven == LOSS, 2, 1))
+        group = np.where(self.proven == WIN, 0, np.where(self.proven == LOSS, 3, 1))
+        drawn = self.proven == DRAW
+        if draws_apart and drawn.any():
+            means[drawn] = 0.5
+            group[(self.proven == 0) & (means <= 0.5)] = 2
         if final_move == "visits":
             return np.lexsort((-means, -self.visits, group))
         return np.lexsort((-self.visits, -means, group))
@@ -121,18 +138,25 @@ def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) 
 
 
 def build_result(
-    state: State, stats: RootStats, final_move: FinalMove, seconds: float, engine: str
+    state: State,
+    stats: RootStats,
+    final_move: FinalMove,
+    seconds: float,
+    engine: str,
+    *,
+    draws_apart: bool = False,
 ) -> SearchResult:
     """The SearchResult of ``stats`` for the root position ``state`` (as the generic engine's).
 
-    A proven move's value is its exact one (win 1, draw 1/2, loss 0).
+    A proven move's value is its exact one (win 1, draw 1/2, loss 0). ``draws_apart``: the
+    moves ranked as :meth:`RootStats.ranking` says with it.
     """
     means = stats.value_sums / stats.visits
     means[stats.proven == WIN] = 1.0
     means[stats.proven == DRAW] = 0.5
     means[stats.proven == LOSS] = 0.0
-    ranked = stats.ranking("visits")
-    best = int(stats.ranking(final_move)[0])
+    ranked = stats.ranking("visits", draws_apart=draws_apart)
+    best = int(stats.ranking(final_move, draws_apart=draws_apart)[0])
     best_move = int(stats.moves[best])
     pv = (best_move, *stats.lines.get(best_move, ()))
     pv_state = state.clone()

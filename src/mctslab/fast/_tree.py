@@ -43,6 +43,7 @@ import numpy as np
 
 from mctslab.fast._loop import (
     ALIAS,
+    DRAW,
     ENTRIES,
     LOSS,
     MAX_LOAD,
@@ -272,34 +273,43 @@ class Tree:
         found = np.flatnonzero(self.move[slots.start : slots.stop] == move)
         return self.node_of(slots.start + int(found[0])) if found.size else None
 
-    def best_child(self, node: int) -> int | None:
+    def best_child(self, node: int, *, draws_apart: bool = False) -> int | None:
         """The slot of the best child, or None: the final-move rule of MCTS-Solver.
 
         A proven win first and a proven loss last (with the solver), then the
-        most visited, ties to the higher mean, then the earlier. A slot, not a
-        node: its move is the one played from ``node``. Plain Python: lines
-        (principal variations) walk it once per move, and most nodes have few
-        children.
+        most visited, ties to the higher mean, then the earlier. With
+        ``draws_apart`` (``prove_draws``: a proven draw is no longer visited),
+        a proven draw, counted as worth a half, comes before the unproven
+        children worth no more (as at the root, :meth:`RootStats.ranking`).
+        A slot, not a node: its move is the one played from ``node``. Plain
+        Python: lines (principal variations) walk it once per move, and most
+        nodes have few children.
         """
+        slots = self.children(node)
+        targets = [self.node_of(slot) for slot in slots]
+        drawn = draws_apart and self.solver and any(self.proven[t] == DRAW for t in targets)
         best = None
         best_key = (0, 0, 0.0)
-        for slot in self.children(node):
-            target = self.node_of(slot)
+        for slot, target in zip(slots, targets, strict=True):
             visits = int(self.visits[target])
             proven = int(self.proven[target]) if self.solver else 0
-            group = 2 if proven == WIN else 0 if proven == LOSS else 1
-            key = (group, visits, self.mean(target))
+            mean = 0.5 if proven == DRAW and drawn else self.mean(target)
+            group = 3 if proven == WIN else 0 if proven == LOSS else 2
+            if drawn and proven == 0 and mean <= 0.5:
+                group = 1
+            key = (group, visits, mean)
             if best is None or key > best_key:
                 best, best_key = slot, key
         return best
 
-    def line(self, node: int) -> tuple[int, ...]:
-        """Moves of the principal variation below ``node`` (the best child at each step)."""
+    def line(self, node: int, *, draws_apart: bool = False) -> tuple[int, ...]:
+        """Moves of the principal variation below ``node`` (the best child at each step;
+        ``draws_apart``: as :meth:`best_child` says)."""
         moves = []
-        slot = self.best_child(node)
+        slot = self.best_child(node, draws_apart=draws_apart)
         while slot is not None:
             moves.append(int(self.move[slot]))
-            slot = self.best_child(self.node_of(slot))
+            slot = self.best_child(self.node_of(slot), draws_apart=draws_apart)
         return tuple(moves)
 
     def subtree(self, root: int, capacity: int) -> Tree | None:

@@ -139,7 +139,9 @@ def _resister_of(engine: Engine) -> Engine | None:
     # playouts stand for an opponent who sees only a win in one move: losing at once then
     # counts against a move, a win further off less; Gomoku's threats playouts find those
     # too, and value every lost move the same.
-    config = replace(engine.config, solver=False, reuse_tree=False, playout="decisive")
+    config = replace(
+        engine.config, solver=False, prove_draws=False, reuse_tree=False, playout="decisive"
+    )
     return new_engine("python" if isinstance(engine, MCTS) else "compiled", config)
 
 
