@@ -224,6 +224,8 @@ def test_analyze_table_says_which_moves_are_proven() -> None:
     truth = {1.0: "win", 0.0: "draw", -1.0: "loss"}
     values = move_values(position("a1 b2 b1"))
     assert {move: rows[move][-2] for move in rows} == {m: truth[v] for m, v in values.items()}
+    # The summary says the root's proof, not a win rate that could be an estimate.
+    assert "O to move: best c1, a proven draw (" in " ".join(output.split())
     code, output = run("analyze", "connect4", "--iterations", "500", "--seed", "1")
     assert code == 0 and "proven" not in output  # no column where nothing is proven
 

@@ -162,6 +162,10 @@ Exploration = Annotated[
 Json = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
 
+#: What a proven root means for the player to move (SearchResult.proven).
+PROOFS = {"win": "a proven win", "draw": "a proven draw", "loss": "proven: every move loses"}
+
+
 def counted(number: int, noun: str, plural: str | None = None) -> str:
     """``number`` and ``noun``, in the plural unless it is one: "1 simulation", "2 children"."""
     return f"{number:,} {noun if number == 1 else plural or noun + 's'}"

@@ -105,8 +105,9 @@ PV_SHOWN = 20
 
 
 def _print_report(result: SearchResult, to_move: str, top: int) -> None:
+    value = f"value {result.value:.1%}" if result.proven is None else opt.PROOFS[result.proven]
     opt.console.print(
-        f"{to_move} to move: best {result.best_notation}, value {result.value:.1%} "
+        f"{to_move} to move: best {result.best_notation}, {value} "
         f"({opt.counted(result.simulations, 'simulation')} in {result.seconds:.2f} s, "
         f"{result.sims_per_second:,.0f}/s, {result.engine} engine"
         + ("; the tree filled --memory-mb)" if result.stopped_by == "memory" else ")")

@@ -167,9 +167,6 @@ def _opponent(spec: str | None, seed: int | None, state: State) -> Player | None
 #: to bracket, and the numbers said in countdown.
 _LAST_MOVE_SHOWN = ("(last move: ", " said ")
 
-#: What a proven root means for the player to move.
-_PROOFS = {"win": "a proven win", "draw": "a proven draw", "loss": "proven: every move loses"}
-
 
 def _how_found(result: SearchResult) -> str:
     """How the AI came to its move: the estimate and the search's speed, or the proof.
@@ -180,7 +177,7 @@ def _how_found(result: SearchResult) -> str:
     simulations = opt.counted(result.simulations, "simulation")
     if result.proven is not None:
         searched = "no search needed" if result.simulations <= 1 else f"after {simulations}"
-        return f"{_PROOFS[result.proven]}, {searched}"
+        return f"{opt.PROOFS[result.proven]}, {searched}"
     return f"win-rate estimate {result.value:.0%}, {simulations}, {result.sims_per_second:,.0f}/s"
 
 
