@@ -71,8 +71,21 @@ def test_a_memory_budget_beyond_the_machine_s_memory_is_refused_before_allocatin
     # Before: numpy's "MemoryError: Unable to allocate 74.8 TiB", or an overcommitted
     # allocation that the system kills later.
     beyond = physical_mib() * 2
-    with pytest.raises(ValueError, match="MiB per tree is more than this machine's memory"):
+    with pytest.raises(ValueError, match="MiB is more than this machine's memory"):
         engine().search(position(""), Budget(memory_mb=beyond))
+
+
+def test_the_memory_budget_of_workers_is_their_trees_together() -> None:
+    # The workers' trees share the budget, so the whole is checked against the machine's
+    # memory (before, each worker's share was: one and a half times the machine ran on two
+    # workers, where one refused it), and the errors name what was asked, not a share of it
+    # (before: "The 'memory_mb' budget of 2.5e-05 MiB per tree" for 1e-4 on four workers).
+    # Both are refused before any worker starts.
+    with pytest.raises(ValueError, match=r"budget of [\d.]+ MiB \([\d.]+ MiB for each of the 2 "):
+        engine(workers=2).search(position(""), Budget(memory_mb=physical_mib() * 1.5, iterations=9))
+    small = r"budget of 0.0001 MiB \(2.5e-05 MiB for each of the 4 workers' trees\) cannot hold"
+    with pytest.raises(ValueError, match=small):
+        engine(workers=4).search(position(""), Budget(memory_mb=1e-4))
 
 
 @pytest.mark.parametrize(

@@ -29,6 +29,12 @@ class Budget:
     (``stopped_by="settled"``): the search keeps to lines it has already
     followed to the game's end (a small game, a decided position), and the
     tree might take hours to fill, or never fill.
+
+    ``memory_mb`` is the tree's memory in MiB (both engines; see each for
+    how a node is charged). The compiled engine's ``workers`` split
+    ``iterations``, ``max_nodes`` and ``memory_mb`` among their trees, each
+    taking an equal share (iterations to within one), and each searches for
+    the whole ``seconds``.
     """
 
     iterations: int | None = None

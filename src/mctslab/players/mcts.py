@@ -50,7 +50,8 @@ class MCTSPlayer:
     without the solver, with decisive playouts (an opponent who sees only a
     win in one move), and plays the move that search prefers, which makes an
     opponent that has not seen the win still find it (it blocks a four
-    rather than playing anywhere).
+    rather than playing anywhere). That search's tree is its own, beside
+    the kept one: the two take up to twice the budget's ``memory_mb``.
     """
 
     def __init__(
