@@ -29,7 +29,8 @@ signature below (``cache=True`` keeps them between runs):
   hold anything before (``State.returns()`` refuses a kernel that leaves one
   unwritten). Each within the spec's
   ``[min_return, max_return]`` and on its grid of ``return_steps`` (2, the
-  default, allows a win, a draw and a loss; a score margin needs more, and
+  default, allows a win, a draw and a loss; 1 a win and a loss alone; a
+  score margin needs more, and
   is searched without the solver, which knows only those three).
 - ``current_player(state) -> player`` (:data:`CURRENT_PLAYER_SIG`): the
   player to move, from 0 to ``spec.num_players - 1``. A search checks it

@@ -788,3 +788,14 @@ def test_the_solver_leaves_a_game_with_returns_finer_than_win_draw_loss_to_the_s
     assert compiled.value <= 0.875 and generic.value <= 0.875
     assert compiled.value == pytest.approx(generic.value, abs=0.05)
     assert nim_sum(after(state, compiled.best_move).heaps) == 0
+
+
+def test_the_solver_proves_a_game_of_wins_and_losses_alone() -> None:
+    # return_steps 1: every return is the range's bottom or top, no draw; the solver's
+    # values are those exactly, so it stays on (it was off with any steps but 2).
+    start = make_nim(1, 2, 4)  # a nim-sum of 7: the player to move wins
+    state = NimState(dataclasses.replace(start.spec, return_steps=1), start.data.copy())
+    check_game(lambda: state.clone())
+    result = FastMCTS(SearchConfig(seed=1)).search(state, Budget(iterations=20_000))
+    assert result.proven == "win" and result.stopped_by == "proven"
+    assert nim_sum(after(state, result.best_move).heaps) == 0

@@ -107,7 +107,7 @@ class SearchConfig:
       win is always played and a proven loss only when every move loses; the
       search ends early (``stopped_by="proven"``) once the root's value is
       known. Two-player zero-sum games of a win, a draw and a loss only
-      (``GameSpec.return_steps`` 2): skipped for one player, and for a
+      (``GameSpec.return_steps`` 2, or 1 without draws): skipped for one player, and for a
       score margin, whose returns a proof would replace with 1 or 0.
     - ``prove_draws``: with the solver, a proven draw is not visited again,
       so that its siblings get searched and a drawn position proven (as a

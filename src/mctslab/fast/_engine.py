@@ -507,7 +507,7 @@ class FastMCTS:
 
     def _solves(self, state: State) -> bool:
         """Whether the solver is on for ``state``'s game: as configured, if two-player zero-sum
-        with returns of a win, a draw and a loss alone (``return_steps`` 2).
+        with returns of a win, a draw and a loss alone (``return_steps`` 2, or 1: no draws).
 
         The solver values an end of the game reached in the tree as a win (1) or a loss (0),
         and a proven position so: a score margin's returns, which playouts back up as they
@@ -518,7 +518,7 @@ class FastMCTS:
             self.config.solver
             and spec.num_players == 2
             and spec.zero_sum
-            and spec.return_steps == 2
+            and spec.return_steps <= 2
         )
 
     def _node_bytes(self, state: State) -> int:
