@@ -239,7 +239,7 @@ def test_analyze_proves_a_drawn_position_where_play_would_not(line: str) -> None
     args = ["analyze", "tictactoe", "--iterations", "200000", "--seed", "0", "--json"]
     args += ["--moves", line] if line else []
     data = run_json(*args)
-    assert data["stopped_by"] == "proven" and data["value"] == 0.5
+    assert data["stopped_by"] == "proven" and data["value"] == 0.5 and data["proven"] == "draw"
     truth = {1.0: "win", 0.0: "draw", -1.0: "loss"}
     values = move_values(position(line))
     assert {m["move"]: m["proven"] for m in data["moves"]} == {
@@ -248,6 +248,7 @@ def test_analyze_proves_a_drawn_position_where_play_would_not(line: str) -> None
     assert data["simulations"] < 7_000
     played = run_json(*args, "--no-prove-draws")
     assert played["stopped_by"] == "iterations" and played["simulations"] == 200_000
+    assert played["proven"] is None
 
 
 def test_analyze_draws_a_compact_board_in_a_narrow_terminal(

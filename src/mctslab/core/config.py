@@ -122,7 +122,7 @@ class SearchConfig:
       spends iterations proving draws a player does not need proven;
       benchmarks/STRENGTH.md, "Skipping proven draws"); ``mctslab analyze``
       turns it on, since analysis wants positions' values proven (tic-tac-toe's
-      start: proven a draw in about 6,000 simulations, never without it).
+      start: proven a draw in about 6,200 simulations, not in 200,000 without it).
       Needs ``solver=True`` (refused without); skipped where the solver is
       (one-player games, score margins). Compiled engine only.
     - ``playout``: ``"random"``, uniform random moves; ``"decisive"``, a move

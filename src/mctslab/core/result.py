@@ -91,6 +91,7 @@ class SearchResult:
         return {
             "best_move": self.best_notation,
             "value": self.value,
+            "proven": self.proven,
             "moves": [m.to_dict() for m in self.moves],
             "pv": list(self.pv_notation),
             "simulations": self.simulations,
