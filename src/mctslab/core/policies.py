@@ -34,8 +34,9 @@ Simulation = Callable[[GameState, random.Random], Sequence[float]]
 
 #: ``backpropagate(root, path, returns, low, scale) -> None``: adds one simulation's
 #: ``returns`` (one per player, on the game's scale; ``(r - low) * scale`` puts one in
-#: [0, 1]) to the root and every node of ``path``, each node's ``visits`` counted up by one
-#: (the selection divides by them) and its ``value_sum`` for its ``mover``.
+#: [0, 1]) to every node of ``path``, each node's ``visits`` counted up by one (the
+#: selection divides by them) and its ``value_sum`` for its ``mover``; the root, reached
+#: by no move, counts the visit alone.
 Backpropagation = Callable[[Node, list[Node], Sequence[float], float, float], None]
 
 

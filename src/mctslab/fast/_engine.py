@@ -670,7 +670,7 @@ def tree_capacity(
     if capacity < 1 + root_moves:
         raise ValueError(
             f"{asked} cannot hold the root and its children: they need "
-            f"{(1 + root_moves) * node_bytes} bytes a tree."
+            f"{(1 + root_moves) * node_bytes} bytes{' a tree' if trees > 1 else ''}."
         )
     return capacity, STOP_WHEN_FULL, "memory"
 

@@ -122,7 +122,8 @@ def blend(
 
     ``scores`` are the bandit's (mean + exploration) for the children whose
     statistics are ``visits``/``values`` from ``first`` and whose moves are
-    ``move`` from ``first_move``; -inf marks a lost child, left out. A
+    ``move`` from ``first_move``; -inf marks a child left out (lost, or with
+    ``prove_draws`` drawn). A
     child's mean becomes (1 - beta) * mean + beta * AMAF mean with
     beta = m / (m + n + bias * m * n) (Cazenave 2015), for its n visits and
     the m AMAF samples of its move at ``base`` of the reference table (a
