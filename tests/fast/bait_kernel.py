@@ -12,8 +12,9 @@ A (player 0) moves first, "bait" or "steady"; the players then alternate.
   (1 - 1/WIDTH) ** (LENGTH / 2) = 51% to A before the search learns to
   keep A from slipping near its top.
 
-The state keeps the race's moves, so that no two lines of it meet: the
-races are too wide and long for a search to prove, and a search values both
+The state keeps the race's moves, so that no two lines of a race meet (B's
+blunders after bait, which do not, end in one position): the races are too
+wide and long for a search to prove, and a search values both
 of A's moves by their playouts, bait by B's blunders (all A's wins) unless
 it keeps to the draw.
 """

@@ -371,6 +371,13 @@ def test_a_player_in_a_lost_position_blocks_what_would_end_it_at_once(seed: int)
     _blocks_the_four(player)
 
 
+def test_a_player_proving_draws_in_a_lost_position_blocks_what_would_end_it_at_once() -> None:
+    # analyze's settings: the search without the solver must turn prove_draws off too (a
+    # SearchConfig refuses it without the solver).
+    config = SearchConfig(seed=0, prove_draws=True)
+    _blocks_the_four(MCTSPlayer("compiled", config, Budget(iterations=20_000)))
+
+
 def test_a_player_given_an_engine_instance_blocks_what_would_end_it_at_once() -> None:
     # The search without the solver is then made from the instance's type and config.
     player = MCTSPlayer(FastMCTS(SearchConfig(seed=0)), budget=Budget(iterations=20_000))
