@@ -155,6 +155,11 @@ class WorkerPool:
                     latest[connection] = stats
                     if kind == "done":
                         running.remove(connection)
+                        if stats.stopped_by == "proven" and not stopping:
+                            # The root's value is known: the others' budgets would add nothing.
+                            for other in running:
+                                other.send(("stop",))
+                            stopping = True
                 if not stopping and (interrupted.is_set() or (stop is not None and stop.is_set())):
                     for connection in running:
                         connection.send(("stop",))

@@ -102,8 +102,11 @@ def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) 
     """Sum the root statistics of independent trees (moves in id order); worker order is kept.
 
     A move proven in any tree is proven (every tree searches the same game),
-    and so is the root: ``stopped_by`` None is "proven" when a tree proved
-    it (its moves, all proven there, then give the root's exact value), else
+    and so is the root: the search stopped by "proven" when a tree proved it
+    (its moves, all proven there, then give the root's exact value), whether
+    ``stopped_by`` (the main process's reason) is None or "stopped" (the
+    others stopped, maybe for that proof: on one thread too a proof outranks a
+    stop); "running" (a progress report) is kept. Else ``stopped_by`` None is
     the reason most trees gave. The line below a move comes from the tree
     that visited the move most and sent a line for it.
     """
@@ -122,9 +125,11 @@ def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) 
             if count > line_visits.get(move, 0):
                 lines[move], line_visits[move] = line, count
     moves = np.flatnonzero(visits)
-    if stopped_by is None:
-        reasons = Counter(part.stopped_by for part in parts)
-        stopped_by = "proven" if "proven" in reasons else reasons.most_common(1)[0][0]
+    reasons = Counter(part.stopped_by for part in parts)
+    if stopped_by != "running" and "proven" in reasons:
+        stopped_by = "proven"
+    elif stopped_by is None:
+        stopped_by = reasons.most_common(1)[0][0]
     return RootStats(
         moves=moves,
         visits=visits[moves],
