@@ -124,6 +124,41 @@ def test_a_proven_position_ends_the_search_with_workers_long_before_its_time(
         assert result.stopped_by == "proven" and result.seconds < 15.0, str(state)
 
 
+def test_a_root_proven_only_across_trees_is_proven_in_the_merged_result() -> None:
+    # O to move after b2 a2 c1 has lost: each of two trees proved half its moves lost,
+    # neither all. The merged moves were every move, all proven lost, yet the result
+    # was no proof (stopped_by the trees' reason): the player played a lost move
+    # without its resisting search, and analyze printed "value 0.0%".
+    state = position("b2 a2 c1")
+    moves = np.array(state.legal_moves(), dtype=np.int64)
+    half = len(moves) // 2
+
+    def part(proved: slice, root_moves: int = len(moves)) -> RootStats:
+        proven = np.zeros(len(moves), dtype=np.int8)
+        proven[proved] = LOSS
+        ones = np.ones(len(moves), dtype=np.int64)
+        return RootStats(moves, ones, np.zeros(len(moves)), proven, {}, 7, 6, "seconds", root_moves)
+
+    merged = merge([part(slice(None, half)), part(slice(half, None))], 9, None)
+    assert merged.stopped_by == "proven"
+    result = build_result(state, merged, "visits", 0.0, "compiled")
+    assert result.proven == "loss" and result.value == 0.0
+    # Not while a move is unproven, nor where the root's move count is not known.
+    assert merge([part(slice(None, half)), part(slice(half, -1))], 9, None).stopped_by == "seconds"
+    assert merge([part(slice(None, half), 0), part(slice(half, None), 0)], 9, None).stopped_by == (
+        "seconds"
+    )
+    # Nor in a progress report.
+    assert merge([part(slice(None, half)), part(slice(half, None))], 9, "running").stopped_by == (
+        "running"
+    )
+    # A tree's statistics carry its root's move count.
+    tree_stats = FastMCTS()._search_own_tree(
+        state, Budget(iterations=3), lambda: False, None, lines=1
+    )
+    assert tree_stats.root_moves == len(moves)
+
+
 def test_merged_visits_add_up_and_reuse_goes_on(pool: FastMCTS) -> None:
     pool.reset()
     state = position("")

@@ -32,7 +32,9 @@ class RootStats:
 
     ``proven`` holds the solver's codes (:data:`WIN`, :data:`LOSS`,
     :data:`DRAW`, 0 unproven) for each move's mover; ``lines`` maps some root
-    moves to the principal variation below them.
+    moves to the principal variation below them. ``root_moves``: how many
+    moves the root has (as the tree expands them; 0 when not known), so that
+    trees that each proved some of them prove the root together.
     """
 
     moves: np.ndarray
@@ -43,6 +45,7 @@ class RootStats:
     nodes: int
     simulations: int
     stopped_by: str
+    root_moves: int = 0
 
     @classmethod
     def of_tree(
@@ -68,6 +71,7 @@ class RootStats:
             nodes=tree.nodes,
             simulations=simulations,
             stopped_by=stopped_by,
+            root_moves=int(tree.num_moves[0]),
         )
         for index in stats.ranking(final_move, draws_apart=draws_apart)[:lines]:
             stats.lines[int(stats.moves[index])] = tree.line(nodes[index], draws_apart=draws_apart)
@@ -103,7 +107,9 @@ def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) 
 
     A move proven in any tree is proven (every tree searches the same game),
     and so is the root: the search stopped by "proven" when a tree proved it
-    (its moves, all proven there, then give the root's exact value), whether
+    (its moves, all proven there, then give the root's exact value), or when
+    the merged moves do (a proven win, or every root move proven, each
+    maybe in another tree), whether
     ``stopped_by`` (the main process's reason) is None or "stopped" (the
     others stopped, maybe for that proof: on one thread too a proof outranks a
     stop); "running" (a progress report) is kept. Else ``stopped_by`` None is
@@ -125,8 +131,13 @@ def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) 
             if count > line_visits.get(move, 0):
                 lines[move], line_visits[move] = line, count
     moves = np.flatnonzero(visits)
+    root_moves = max(part.root_moves for part in parts)
+    proofs = proven[moves]
+    proved_together = bool((proofs == WIN).any()) or (
+        0 < root_moves == len(moves) and bool((proofs != 0).all())
+    )
     reasons = Counter(part.stopped_by for part in parts)
-    if stopped_by != "running" and "proven" in reasons:
+    if stopped_by != "running" and ("proven" in reasons or proved_together):
         stopped_by = "proven"
     elif stopped_by is None:
         stopped_by = reasons.most_common(1)[0][0]
@@ -139,6 +150,7 @@ def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) 
         nodes=sum(part.nodes for part in parts),
         simulations=sum(part.simulations for part in parts),
         stopped_by=stopped_by,
+        root_moves=root_moves,
     )
 
 
