@@ -35,6 +35,7 @@ class RootStats:
     moves to the principal variation below them. ``root_moves``: how many
     moves the root has (as the tree expands them; 0 when not known), so that
     trees that each proved some of them prove the root together.
+    ``draws_apart``: the search's ``prove_draws`` (see :meth:`ranking`).
     """
 
     moves: np.ndarray
@@ -46,6 +47,7 @@ class RootStats:
     simulations: int
     stopped_by: str
     root_moves: int = 0
+    draws_apart: bool = False
 
     @classmethod
     def of_tree(
@@ -55,11 +57,9 @@ class RootStats:
         stopped_by: str,
         final_move: FinalMove,
         lines: int,
-        *,
-        draws_apart: bool = False,
     ) -> RootStats:
         """The root statistics of ``tree`` with the lines below its ``lines`` best moves
-        (``draws_apart``: ranked as :meth:`ranking` says, along the lines too)."""
+        (ranked as :meth:`ranking` says, along the lines too, by the tree's ``draws_apart``)."""
         slots = tree.children(0)
         nodes = tree.child_nodes(0)
         stats = cls(
@@ -72,12 +72,13 @@ class RootStats:
             simulations=simulations,
             stopped_by=stopped_by,
             root_moves=int(tree.num_moves[0]),
+            draws_apart=tree.draws_apart,
         )
-        for index in stats.ranking(final_move, draws_apart=draws_apart)[:lines]:
-            stats.lines[int(stats.moves[index])] = tree.line(nodes[index], draws_apart=draws_apart)
+        for index in stats.ranking(final_move)[:lines]:
+            stats.lines[int(stats.moves[index])] = tree.line(nodes[index])
         return stats
 
-    def ranking(self, final_move: FinalMove, *, draws_apart: bool = False) -> np.ndarray:
+    def ranking(self, final_move: FinalMove, *, draws_apart: bool | None = None) -> np.ndarray:
         """Indices of the moves, best first by ``final_move``; ties keep the tried order.
 
         Proven wins come first and proven losses last (MCTS-Solver's final
@@ -86,11 +87,13 @@ class RootStats:
         mean (the robust child); "value": higher mean, then more visits. This
         is the generic engine's order. With ``draws_apart`` (the search's
         ``prove_draws``, which stops visiting a proven draw so that its
-        siblings may be proven), where a move is a proven draw, the unproven
-        moves whose mean is a draw or less come after it, their visits no
-        longer comparable with its; a proven draw's mean is a half, whatever
-        its playouts said before the proof.
+        siblings may be proven; None: this search's), where a move is a proven
+        draw, the unproven moves whose mean is a draw or less come after it,
+        their visits no longer comparable with its; a proven draw's mean is a
+        half, whatever its playouts said before the proof.
         """
+        if draws_apart is None:
+            draws_apart = self.draws_apart
         means = self.value_sums / self.visits
         group = np.where(self.proven == WIN, 0, np.where(self.proven == LOSS, 3, 1))
         drawn = self.proven == DRAW
@@ -151,6 +154,7 @@ def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) 
         simulations=sum(part.simulations for part in parts),
         stopped_by=stopped_by,
         root_moves=root_moves,
+        draws_apart=any(part.draws_apart for part in parts),
     )
 
 
@@ -160,20 +164,18 @@ def build_result(
     final_move: FinalMove,
     seconds: float,
     engine: str,
-    *,
-    draws_apart: bool = False,
 ) -> SearchResult:
     """The SearchResult of ``stats`` for the root position ``state`` (as the generic engine's).
 
-    A proven move's value is its exact one (win 1, draw 1/2, loss 0). ``draws_apart``: the
-    moves ranked as :meth:`RootStats.ranking` says with it.
+    A proven move's value is its exact one (win 1, draw 1/2, loss 0); the moves are
+    ranked as :meth:`RootStats.ranking` says.
     """
     means = stats.value_sums / stats.visits
     means[stats.proven == WIN] = 1.0
     means[stats.proven == DRAW] = 0.5
     means[stats.proven == LOSS] = 0.0
-    ranked = stats.ranking("visits", draws_apart=draws_apart)
-    best = int(stats.ranking(final_move, draws_apart=draws_apart)[0])
+    ranked = stats.ranking("visits")
+    best = int(stats.ranking(final_move)[0])
     best_move = int(stats.moves[best])
     pv = (best_move, *stats.lines.get(best_move, ()))
     pv_state = state.clone()
