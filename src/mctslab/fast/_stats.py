@@ -110,14 +110,13 @@ def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) 
 
     A move proven in any tree is proven (every tree searches the same game),
     and so is the root: the search stopped by "proven" when a tree proved it
-    (its moves, all proven there, then give the root's exact value), or when
-    the merged moves do (a proven win, or every root move proven, each
-    maybe in another tree), whether
-    ``stopped_by`` (the main process's reason) is None or "stopped" (the
-    others stopped, maybe for that proof: on one thread too a proof outranks a
-    stop); "running" (a progress report) is kept. Else ``stopped_by`` None is
-    the reason most trees gave. The line below a move comes from the tree
-    that visited the move most and sent a line for it.
+    (its proofs give the root's exact value), or when the merged moves do (a
+    proven win, or every root move proven, each maybe in another tree),
+    whether ``stopped_by`` (the main process's reason) is None or "stopped"
+    (the others stopped, maybe for that proof: on one thread too a proof
+    outranks a stop); "running" (a progress report) is kept. Else
+    ``stopped_by`` None is the reason most trees gave. The line below a move
+    comes from the tree that visited the move most and sent a line for it.
     """
     visits = np.zeros(num_actions, dtype=np.int64)
     value_sums = np.zeros(num_actions, dtype=np.float64)
