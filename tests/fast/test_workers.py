@@ -62,6 +62,7 @@ def test_a_root_one_worker_proved_is_proven_in_the_merged_result() -> None:
     assert merged.stopped_by == "proven"
     result = build_result(state, merged, "visits", 0.0, "compiled")
     assert result.value == 0.0 and {m.proven for m in result.moves} == {"loss"}
+    assert result.proven == "loss"  # what the player reads
 
 
 def fake_pool(*workers: Callable[[Connection], None]) -> WorkerPool:
