@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+import weakref
+from collections.abc import Callable, Iterator
+from multiprocessing.connection import Connection
+from time import perf_counter
 
 import numpy as np
 import pytest
@@ -15,7 +19,7 @@ from mctslab import SearchResult, make
 from mctslab.core import Budget, SearchConfig
 from mctslab.fast import FastMCTS
 from mctslab.fast._loop import LOSS
-from mctslab.fast._pool import _rebuilt, split_budget, worker_seed
+from mctslab.fast._pool import WorkerPool, _rebuilt, split_budget, worker_seed
 from mctslab.fast._stats import RootStats, build_result, merge
 from mctslab.games import IllegalMoveError
 from tests.core.tictactoe_minimax import best_moves, move_values, position
@@ -58,6 +62,102 @@ def test_a_root_one_worker_proved_is_proven_in_the_merged_result() -> None:
     assert merged.stopped_by == "proven"
     result = build_result(state, merged, "visits", 0.0, "compiled")
     assert result.value == 0.0 and {m.proven for m in result.moves} == {"loss"}
+    assert result.proven == "loss"  # what the player reads
+
+
+def fake_pool(*workers: Callable[[Connection], None]) -> WorkerPool:
+    """A WorkerPool whose workers are ``workers``, each run on a thread with its end of a pipe."""
+    pool = WorkerPool.__new__(WorkerPool)
+    pool.config, pool.progress_interval = SearchConfig(), 0.1
+    pool._connections, pool._processes = [], []
+    pool._finalizer = weakref.finalize(pool, lambda: None)
+    for worker in workers:
+        mine, theirs = multiprocessing.Pipe()
+        threading.Thread(target=worker, args=(theirs,), daemon=True).start()
+        pool._connections.append(mine)
+    return pool
+
+
+def test_a_proof_stops_the_workers_still_searching() -> None:
+    # One worker proves the root (O to move after b2 a2 c1 is lost); another would search
+    # to the end of its 30 s, as it did (the docs say a search ends once the root's value
+    # is known). Told to stop, it reports "stopped", and the proof outranks that.
+    state = position("b2 a2 c1")
+    moves = np.array(state.legal_moves(), dtype=np.int64)
+    ones = np.ones(len(moves), dtype=np.int64)
+    told: list[str] = []
+
+    def stats(proven: int, stopped_by: str) -> RootStats:
+        proofs = np.full(len(moves), proven, dtype=np.int8)
+        return RootStats(moves, ones, np.zeros(len(moves)), proofs, {}, 7, 6, stopped_by)
+
+    def proving(connection: Connection) -> None:
+        connection.recv()
+        connection.send(("done", stats(LOSS, "proven")))
+
+    def searching(connection: Connection) -> None:
+        connection.recv()
+        stopped = connection.poll(30.0)
+        told.append(connection.recv()[0] if stopped else "nothing")
+        connection.send(("done", stats(0, "stopped" if stopped else "seconds")))
+
+    start = perf_counter()
+    result = fake_pool(proving, searching)._search(state, Budget(seconds=30.0), None, None)
+    assert perf_counter() - start < 15.0 and told == ["stop"]
+    assert result.stopped_by == "proven" and result.proven == "loss"
+    # A stop asked for (Ctrl-C, the stop event) does not hide a proof either.
+    parts = [stats(LOSS, "proven"), stats(0, "stopped")]
+    assert merge(parts, state.spec.num_actions, "stopped").stopped_by == "proven"
+    assert merge(parts, state.spec.num_actions, "running").stopped_by == "running"
+
+
+def test_a_proven_position_ends_the_search_with_workers_long_before_its_time(
+    pool: FastMCTS,
+) -> None:
+    # Connect Four: the player to move wins at once (4 in column 1); tic-tac-toe after
+    # b2 a2 c1, O to move has lost.
+    connect4 = make("connect4")
+    for move in "121212":
+        connect4.play(move)
+    for state in (connect4, position("b2 a2 c1")):
+        pool.reset()
+        result = pool.search(state, Budget(seconds=30.0))
+        assert result.stopped_by == "proven" and result.seconds < 15.0, str(state)
+
+
+def test_a_root_proven_only_across_trees_is_proven_in_the_merged_result() -> None:
+    # O to move after b2 a2 c1 has lost: each of two trees proved half its moves lost,
+    # neither all. The merged moves were every move, all proven lost, yet the result
+    # was no proof (stopped_by the trees' reason): the player played a lost move
+    # without its resisting search, and analyze printed "value 0.0%".
+    state = position("b2 a2 c1")
+    moves = np.array(state.legal_moves(), dtype=np.int64)
+    half = len(moves) // 2
+
+    def part(proved: slice, root_moves: int = len(moves)) -> RootStats:
+        proven = np.zeros(len(moves), dtype=np.int8)
+        proven[proved] = LOSS
+        ones = np.ones(len(moves), dtype=np.int64)
+        return RootStats(moves, ones, np.zeros(len(moves)), proven, {}, 7, 6, "seconds", root_moves)
+
+    merged = merge([part(slice(None, half)), part(slice(half, None))], 9, None)
+    assert merged.stopped_by == "proven"
+    result = build_result(state, merged, "visits", 0.0, "compiled")
+    assert result.proven == "loss" and result.value == 0.0
+    # Not while a move is unproven, nor where the root's move count is not known.
+    assert merge([part(slice(None, half)), part(slice(half, -1))], 9, None).stopped_by == "seconds"
+    assert merge([part(slice(None, half), 0), part(slice(half, None), 0)], 9, None).stopped_by == (
+        "seconds"
+    )
+    # Nor in a progress report.
+    assert merge([part(slice(None, half)), part(slice(half, None))], 9, "running").stopped_by == (
+        "running"
+    )
+    # A tree's statistics carry its root's move count.
+    tree_stats = FastMCTS()._search_own_tree(
+        state, Budget(iterations=3), lambda: False, None, lines=1
+    )
+    assert tree_stats.root_moves == len(moves)
 
 
 def test_merged_visits_add_up_and_reuse_goes_on(pool: FastMCTS) -> None:

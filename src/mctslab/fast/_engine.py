@@ -161,12 +161,7 @@ class FastMCTS:
 
             def report(tree: Tree, simulations: int) -> None:
                 stats = RootStats.of_tree(
-                    tree,
-                    simulations,
-                    "running",
-                    self.config.final_move,
-                    lines=1,
-                    draws_apart=self.config.prove_draws,
+                    tree, simulations, "running", self.config.final_move, lines=1
                 )
                 progress(self._result(state, stats, perf_counter() - start))
 
@@ -453,9 +448,7 @@ class FastMCTS:
         if not config.reuse_tree:
             self.reset()
         simulations = int(tree.visits[0]) - first_visits
-        return RootStats.of_tree(
-            tree, simulations, stopped_by, config.final_move, lines, draws_apart=config.prove_draws
-        )
+        return RootStats.of_tree(tree, simulations, stopped_by, config.final_move, lines)
 
     def _tree_for(self, state: State, capacity: int) -> Tree:
         """The kept subtree when ``state`` equals its root and it fits, else a fresh tree.
@@ -546,17 +539,11 @@ class FastMCTS:
             tuned=self._tuned,
             hashed=self.config.transpositions,
             solver=self._solves(state),
+            draws_apart=self.config.prove_draws,
         )
 
     def _result(self, state: State, stats: RootStats, seconds: float) -> SearchResult:
-        return build_result(
-            state,
-            stats,
-            self.config.final_move,
-            seconds,
-            self.name,
-            draws_apart=self.config.prove_draws,
-        )
+        return build_result(state, stats, self.config.final_move, seconds, self.name)
 
 
 def check_searchable(state: State) -> None:

@@ -499,7 +499,7 @@ def _root_settled(
 
 
 @njit(cache=True, **NO_REFCOUNTS)
-def can_draw(
+def _can_draw(
     first_child: np.ndarray,
     num_children: np.ndarray,
     proven: np.ndarray,
@@ -675,7 +675,7 @@ def _backup_bounded(
     for level in range(depth, 0, -1):
         entered = path[level]
         mover = movers[level]
-        if can_draw(first_child, num_children, proven, hashes, table, entered, transpose):
+        if _can_draw(first_child, num_children, proven, hashes, table, entered, transpose):
             points[mover] = min(points[mover], draw_points)
             points[1 - mover] = max(points[1 - mover], draw_points)
             bounded[mover] = min(bounded[mover], 0.5)

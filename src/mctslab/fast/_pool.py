@@ -155,6 +155,11 @@ class WorkerPool:
                     latest[connection] = stats
                     if kind == "done":
                         running.remove(connection)
+                        if stats.stopped_by == "proven" and not stopping:
+                            # The root's value is known: the others' budgets would add nothing.
+                            for other in running:
+                                other.send(("stop",))
+                            stopping = True
                 if not stopping and (interrupted.is_set() or (stop is not None and stop.is_set())):
                     for connection in running:
                         connection.send(("stop",))
@@ -223,14 +228,7 @@ class WorkerPool:
         return message
 
     def _result(self, state: State, stats: RootStats, seconds: float) -> SearchResult:
-        return build_result(
-            state,
-            stats,
-            self.config.final_move,
-            seconds,
-            "compiled",
-            draws_apart=self.config.prove_draws,
-        )
+        return build_result(state, stats, self.config.final_move, seconds, "compiled")
 
 
 def _shut_down(processes: list[Any], connections: list[Connection]) -> None:
@@ -295,12 +293,5 @@ def _rebuilt(kind: type[ValueError], message: str) -> ValueError:
 
 def _report(connection: Connection, config: SearchConfig, tree: Tree, simulations: int) -> None:
     """Send the main process the statistics so far (a worker's progress report)."""
-    stats = RootStats.of_tree(
-        tree,
-        simulations,
-        "running",
-        config.final_move,
-        LINES_PER_WORKER,
-        draws_apart=config.prove_draws,
-    )
+    stats = RootStats.of_tree(tree, simulations, "running", config.final_move, LINES_PER_WORKER)
     connection.send(("report", stats))

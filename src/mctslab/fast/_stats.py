@@ -32,7 +32,10 @@ class RootStats:
 
     ``proven`` holds the solver's codes (:data:`WIN`, :data:`LOSS`,
     :data:`DRAW`, 0 unproven) for each move's mover; ``lines`` maps some root
-    moves to the principal variation below them.
+    moves to the principal variation below them. ``root_moves``: how many
+    moves the root has (as the tree expands them; 0 when not known), so that
+    trees that each proved some of them prove the root together.
+    ``draws_apart``: the search's ``prove_draws`` (see :meth:`ranking`).
     """
 
     moves: np.ndarray
@@ -43,6 +46,8 @@ class RootStats:
     nodes: int
     simulations: int
     stopped_by: str
+    root_moves: int = 0
+    draws_apart: bool = False
 
     @classmethod
     def of_tree(
@@ -52,11 +57,9 @@ class RootStats:
         stopped_by: str,
         final_move: FinalMove,
         lines: int,
-        *,
-        draws_apart: bool = False,
     ) -> RootStats:
         """The root statistics of ``tree`` with the lines below its ``lines`` best moves
-        (``draws_apart``: ranked as :meth:`ranking` says, along the lines too)."""
+        (ranked as :meth:`ranking` says, along the lines too, by the tree's ``draws_apart``)."""
         slots = tree.children(0)
         nodes = tree.child_nodes(0)
         stats = cls(
@@ -68,12 +71,14 @@ class RootStats:
             nodes=tree.nodes,
             simulations=simulations,
             stopped_by=stopped_by,
+            root_moves=int(tree.num_moves[0]),
+            draws_apart=tree.draws_apart,
         )
-        for index in stats.ranking(final_move, draws_apart=draws_apart)[:lines]:
-            stats.lines[int(stats.moves[index])] = tree.line(nodes[index], draws_apart=draws_apart)
+        for index in stats.ranking(final_move)[:lines]:
+            stats.lines[int(stats.moves[index])] = tree.line(nodes[index])
         return stats
 
-    def ranking(self, final_move: FinalMove, *, draws_apart: bool = False) -> np.ndarray:
+    def ranking(self, final_move: FinalMove, *, draws_apart: bool | None = None) -> np.ndarray:
         """Indices of the moves, best first by ``final_move``; ties keep the tried order.
 
         Proven wins come first and proven losses last (MCTS-Solver's final
@@ -82,11 +87,13 @@ class RootStats:
         mean (the robust child); "value": higher mean, then more visits. This
         is the generic engine's order. With ``draws_apart`` (the search's
         ``prove_draws``, which stops visiting a proven draw so that its
-        siblings may be proven), where a move is a proven draw, the unproven
-        moves whose mean is a draw or less come after it, their visits no
-        longer comparable with its; a proven draw's mean is a half, whatever
-        its playouts said before the proof.
+        siblings may be proven; None: this search's), where a move is a proven
+        draw, the unproven moves whose mean is a draw or less come after it,
+        their visits no longer comparable with its; a proven draw's mean is a
+        half, whatever its playouts said before the proof.
         """
+        if draws_apart is None:
+            draws_apart = self.draws_apart
         means = self.value_sums / self.visits
         group = np.where(self.proven == WIN, 0, np.where(self.proven == LOSS, 3, 1))
         drawn = self.proven == DRAW
@@ -102,10 +109,14 @@ def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) 
     """Sum the root statistics of independent trees (moves in id order); worker order is kept.
 
     A move proven in any tree is proven (every tree searches the same game),
-    and so is the root: ``stopped_by`` None is "proven" when a tree proved
-    it (its moves, all proven there, then give the root's exact value), else
-    the reason most trees gave. The line below a move comes from the tree
-    that visited the move most and sent a line for it.
+    and so is the root: the search stopped by "proven" when a tree proved it
+    (its proofs give the root's exact value), or when the merged moves do (a
+    proven win, or every root move proven, each maybe in another tree),
+    whether ``stopped_by`` (the main process's reason) is None or "stopped"
+    (the others stopped, maybe for that proof: on one thread too a proof
+    outranks a stop); "running" (a progress report) is kept. Else
+    ``stopped_by`` None is the reason most trees gave. The line below a move
+    comes from the tree that visited the move most and sent a line for it.
     """
     visits = np.zeros(num_actions, dtype=np.int64)
     value_sums = np.zeros(num_actions, dtype=np.float64)
@@ -122,9 +133,16 @@ def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) 
             if count > line_visits.get(move, 0):
                 lines[move], line_visits[move] = line, count
     moves = np.flatnonzero(visits)
-    if stopped_by is None:
-        reasons = Counter(part.stopped_by for part in parts)
-        stopped_by = "proven" if "proven" in reasons else reasons.most_common(1)[0][0]
+    root_moves = max(part.root_moves for part in parts)
+    proofs = proven[moves]
+    proved_together = bool((proofs == WIN).any()) or (
+        0 < root_moves == len(moves) and bool((proofs != 0).all())
+    )
+    reasons = Counter(part.stopped_by for part in parts)
+    if stopped_by != "running" and ("proven" in reasons or proved_together):
+        stopped_by = "proven"
+    elif stopped_by is None:
+        stopped_by = reasons.most_common(1)[0][0]
     return RootStats(
         moves=moves,
         visits=visits[moves],
@@ -134,6 +152,8 @@ def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) 
         nodes=sum(part.nodes for part in parts),
         simulations=sum(part.simulations for part in parts),
         stopped_by=stopped_by,
+        root_moves=root_moves,
+        draws_apart=any(part.draws_apart for part in parts),
     )
 
 
@@ -143,20 +163,18 @@ def build_result(
     final_move: FinalMove,
     seconds: float,
     engine: str,
-    *,
-    draws_apart: bool = False,
 ) -> SearchResult:
     """The SearchResult of ``stats`` for the root position ``state`` (as the generic engine's).
 
-    A proven move's value is its exact one (win 1, draw 1/2, loss 0). ``draws_apart``: the
-    moves ranked as :meth:`RootStats.ranking` says with it.
+    A proven move's value is its exact one (win 1, draw 1/2, loss 0); the moves are
+    ranked as :meth:`RootStats.ranking` says.
     """
     means = stats.value_sums / stats.visits
     means[stats.proven == WIN] = 1.0
     means[stats.proven == DRAW] = 0.5
     means[stats.proven == LOSS] = 0.0
-    ranked = stats.ranking("visits", draws_apart=draws_apart)
-    best = int(stats.ranking(final_move, draws_apart=draws_apart)[0])
+    ranked = stats.ranking("visits")
+    best = int(stats.ranking(final_move)[0])
     best_move = int(stats.moves[best])
     pv = (best_move, *stats.lines.get(best_move, ()))
     pv_state = state.clone()

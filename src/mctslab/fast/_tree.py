@@ -102,6 +102,7 @@ class Tree:
 
     __slots__ = (
         "counters",
+        "draws_apart",
         "first_child",
         "hashes",
         "lead",
@@ -132,6 +133,7 @@ class Tree:
         tuned: bool = False,
         hashed: bool = False,
         solver: bool = False,
+        draws_apart: bool = False,
         table_size: int = 0,
     ) -> None:
         (
@@ -148,6 +150,8 @@ class Tree:
         # that pass its root by (transpositions). No iteration raises it.
         self.lead = 0
         self.proven = zeros(capacity if solver else 0, np.int8)
+        # The search's prove_draws (with the solver): its proven draws are no longer visited.
+        self.draws_apart = draws_apart and solver
         self.squares = zeros(capacity if tuned else 0, np.float64)
         self.hashes = zeros(capacity if hashed else 0, np.int64)
         if not hashed:
@@ -273,12 +277,12 @@ class Tree:
         found = np.flatnonzero(self.move[slots.start : slots.stop] == move)
         return self.node_of(slots.start + int(found[0])) if found.size else None
 
-    def best_child(self, node: int, *, draws_apart: bool = False) -> int | None:
+    def best_child(self, node: int) -> int | None:
         """The slot of the best child, or None: the final-move rule of MCTS-Solver.
 
         A proven win first and a proven loss last (with the solver), then the
         most visited, ties to the higher mean, then the earlier. With
-        ``draws_apart`` (``prove_draws``: a proven draw is no longer visited),
+        :attr:`draws_apart` (``prove_draws``: a proven draw is no longer visited),
         a proven draw, counted as worth a half, comes before the unproven
         children worth no more (as at the root, :meth:`RootStats.ranking`).
         A slot, not a node: its move is the one played from ``node``. Plain
@@ -287,7 +291,7 @@ class Tree:
         """
         slots = self.children(node)
         targets = [self.node_of(slot) for slot in slots]
-        drawn = draws_apart and self.solver and any(self.proven[t] == DRAW for t in targets)
+        drawn = self.draws_apart and any(self.proven[t] == DRAW for t in targets)
         best = None
         best_key = (0, 0, 0.0)
         for slot, target in zip(slots, targets, strict=True):
@@ -302,14 +306,13 @@ class Tree:
                 best, best_key = slot, key
         return best
 
-    def line(self, node: int, *, draws_apart: bool = False) -> tuple[int, ...]:
-        """Moves of the principal variation below ``node`` (the best child at each step;
-        ``draws_apart``: as :meth:`best_child` says)."""
+    def line(self, node: int) -> tuple[int, ...]:
+        """Moves of the principal variation below ``node`` (the best child at each step)."""
         moves = []
-        slot = self.best_child(node, draws_apart=draws_apart)
+        slot = self.best_child(node)
         while slot is not None:
             moves.append(int(self.move[slot]))
-            slot = self.best_child(self.node_of(slot), draws_apart=draws_apart)
+            slot = self.best_child(self.node_of(slot))
         return tuple(moves)
 
     def subtree(self, root: int, capacity: int) -> Tree | None:
@@ -320,6 +323,7 @@ class Tree:
             tuned=self.tuned,
             hashed=self.hashed,
             solver=self.solver,
+            draws_apart=self.draws_apart,
             table_size=self.table.shape[0],
         )
         if not compact(*self.arrays, self.table, root, *tree.arrays, tree.table, tree.counters):
