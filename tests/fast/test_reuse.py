@@ -11,7 +11,8 @@ import pytest
 from mctslab import make
 from mctslab.core import Budget, SearchConfig
 from mctslab.fast import FastMCTS
-from mctslab.games import IllegalMoveError
+from mctslab.fast._engine import COPY_SECONDS_PER_NODE, COPY_SHARE
+from mctslab.games import IllegalMoveError, State
 from tests.core.tictactoe_minimax import position
 
 
@@ -134,3 +135,52 @@ def test_a_search_holds_one_tree_not_the_one_before_too(game: str, advance: bool
     assert held
     assert max(held) <= 1.1 * limit
     assert peak <= (2.2 if advance else 1.1) * limit
+
+
+def _advanced(config: SearchConfig, iterations: int) -> tuple[FastMCTS, State, int]:
+    """An engine re-rooted after a Connect Four search of ``iterations``, the position,
+    and the kept root's visits."""
+    mcts = FastMCTS(config)
+    state = make("connect4")
+    move = mcts.search(state, Budget(iterations=iterations)).best_move
+    mcts.advance(move)
+    state.apply(move)
+    assert mcts._tree is not None
+    return mcts, state, int(mcts._tree.visits[mcts._root])
+
+
+def _searched_kept_tree(mcts: FastMCTS, state: State, budget: Budget, kept: int) -> bool:
+    """Search ``state`` with ``budget``: whether it went on with the kept root's ``kept``
+    visits (else it started a fresh tree, whose root had none)."""
+    result = mcts.search(state, budget)
+    assert mcts._tree is not None
+    root = int(mcts._tree.visits[0])
+    assert root in (result.simulations, kept + result.simulations)
+    return root == kept + result.simulations
+
+
+@pytest.mark.parametrize("plain", [True, False])  # False: transpositions, a sub-DAG
+def test_a_timed_search_too_short_for_the_copy_starts_a_fresh_tree(plain: bool) -> None:
+    # A protocol's clock turns into short budgets: a big kept tree must not make one late.
+    config = SearchConfig.plain(seed=0) if plain else SearchConfig(seed=0)
+    mcts, state, kept = _advanced(config, 20_000)
+    assert (kept + 1) * COPY_SECONDS_PER_NODE > 2 * COPY_SHARE * 0.001  # clearly too big
+    assert not _searched_kept_tree(mcts, state, Budget(seconds=0.001), kept)
+
+
+def test_the_rule_weighs_the_copy_against_the_seconds() -> None:
+    # Plain UCT: the subtree has at most its root's visits and the root in nodes,
+    # whose copy may take COPY_SHARE of the seconds.
+    for share, kept_tree in ((0.9, False), (1.1, True)):
+        mcts, state, kept = _advanced(SearchConfig.plain(seed=0), 20_000)
+        needs = (kept + 1) * COPY_SECONDS_PER_NODE / COPY_SHARE
+        budget = Budget(iterations=300, seconds=share * needs)
+        assert _searched_kept_tree(mcts, state, budget, kept) is kept_tree
+
+
+@pytest.mark.parametrize("plain", [True, False])
+def test_a_generous_or_an_iteration_budget_keeps_the_tree(plain: bool) -> None:
+    config = SearchConfig.plain(seed=0) if plain else SearchConfig(seed=0)
+    for budget in (Budget(iterations=300), Budget(iterations=300, seconds=600.0)):
+        mcts, state, kept = _advanced(config, 20_000)
+        assert _searched_kept_tree(mcts, state, budget, kept)

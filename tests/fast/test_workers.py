@@ -175,6 +175,23 @@ def test_merged_visits_add_up_and_reuse_goes_on(pool: FastMCTS) -> None:
     assert sum(m.visits for m in second.moves) == kept - 2 + 1000
 
 
+def test_each_worker_lets_go_of_a_kept_tree_a_short_timed_search_cannot_copy() -> None:
+    # As with one tree (tests/fast/test_reuse.py): plain UCT, whose root visits add up.
+    with FastMCTS(SearchConfig.plain(seed=0), workers=2) as engine:
+        state = make("connect4")
+        for budget, kept_tree in ((Budget(seconds=0.001), False), (Budget(iterations=400), True)):
+            engine.reset()
+            first = engine.search(state, Budget(iterations=40_000))
+            kept = {m.move: m.visits for m in first.moves}[first.best_move]
+            engine.advance(first.best_move)
+            after = state.clone()
+            after.apply(first.best_move)
+            second = engine.search(after, budget)
+            # Each worker's kept root has one visit of its own (its expansion).
+            carried = kept - 2 if kept_tree else 0
+            assert sum(m.visits for m in second.moves) == carried + second.simulations
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_prepare_loads_a_game_and_forgets_its_search_and_random_numbers(workers: int) -> None:
     # The game is loaded by a search of one simulation a process, forgotten with

@@ -66,6 +66,15 @@ FIRST_CHUNK = 64
 #: address space (memory is only used as the tree grows); a tree that fills
 #: it keeps searching without adding nodes.
 DEFAULT_TREE_MB = 1024.0
+#: Seconds the copy of a kept subtree takes per node, on the safe side: the worst
+#: case measured (Connect Four, 1.38 million nodes kept after 4 s of search, then
+#: advance() and a search of 0.05 s that took 0.41 s: about 0.26 microseconds a
+#: node over the budget, most of it first touches of the copy's fresh memory;
+#: Othello's 650,000 nodes and Gomoku's 125,000 cost less a node).
+COPY_SECONDS_PER_NODE = 0.3e-6
+#: The most of a timed search's seconds that the copy of a kept subtree may take
+#: (by :data:`COPY_SECONDS_PER_NODE`): a bigger one is let go for a fresh tree.
+COPY_SHARE = 0.5
 _MIB = 2**20
 _NO_LIMIT = int(np.iinfo(np.int64).max)
 _POLICIES = {"uct": UCT, "coinflip": COINFLIP}
@@ -103,9 +112,16 @@ class FastMCTS:
     two trees exist, not their AMAF tables, so they take up to twice
     ``memory_mb`` (Connect Four with 64 MiB, the tree filled: a peak of 97
     MiB resident after :meth:`advance`, of 52 in a fresh search); then only
-    the copy. The copy's time counts in the search's, and a short timed
-    search outlasts its budget by it (Connect Four, 1.3 million nodes kept:
-    0.13 to 0.4 s). With
+    the copy. The copy's time counts in the search's (Connect Four, 1.3
+    million nodes kept: 0.13 to 0.4 s), so a timed search (``seconds`` in
+    its budget) copies only a subtree whose copy takes at most
+    :data:`COPY_SHARE` of its seconds, at :data:`COPY_SECONDS_PER_NODE` a
+    node (the subtree's nodes bounded by its root's visits, or with
+    transpositions by the whole tree's nodes), and searches a fresh tree
+    instead of a bigger one: a short search after a long one, as an engine
+    protocol's shrinking clock asks for, is not made late by it. Searches
+    without ``seconds`` copy the subtree whatever its size. With workers,
+    each judges its own tree by that rule (each gets the whole seconds). With
     the solver a search also ends once the root's value is proven
     (``stopped_by="proven"``). Any search ends before a node's visits pass
     what its value sum can count (``stopped_by="visits"``; see
@@ -327,7 +343,7 @@ class FastMCTS:
         if rave:
             size = table_bytes(spec.num_players, spec.num_actions)
             capacity, tables = split(capacity, node_bytes, size, 1 + root_moves)
-        tree = self._tree_for(state, capacity)
+        tree = self._tree_for(state, capacity, budget.seconds)
         amaf = self._amaf_for(tree, tables, spec.num_players * spec.num_actions, rave=rave)
         # The tree searched is the one kept (a kept tree it was copied from is let
         # go); it is whole between chunks, so an exception leaves it usable.
@@ -450,12 +466,16 @@ class FastMCTS:
         simulations = int(tree.visits[0]) - first_visits
         return RootStats.of_tree(tree, simulations, stopped_by, config.final_move, lines)
 
-    def _tree_for(self, state: State, capacity: int) -> Tree:
+    def _tree_for(self, state: State, capacity: int, seconds: float | None = None) -> Tree:
         """The kept subtree when ``state`` equals its root and it fits, else a fresh tree.
 
         A kept tree whose counts are near their limit (less than half of
         :attr:`Tree.max_visits` left) is let go too: it would leave the
-        search too few iterations (see :attr:`Tree.headroom`).
+        search too few iterations (see :attr:`Tree.headroom`). So is a
+        subtree to copy that a search of ``seconds`` cannot afford: one whose
+        copy could take more than :data:`COPY_SHARE` of them (see
+        :func:`_copy_seconds`). Without ``seconds`` (an iteration or a size
+        budget) a subtree is copied whatever its size.
         """
         if self._tree is None or self._root_state is None or state != self._root_state:
             self._tree = self._amaf = None  # freed before a new tree is allocated
@@ -471,6 +491,8 @@ class FastMCTS:
         kept = self._tree
         self._tree = self._amaf = None
         fresh = kept.visits[self._root] > kept.max_visits // 2
+        if seconds is not None and _copy_seconds(kept, self._root) > COPY_SHARE * seconds:
+            fresh = True
         copy = None if fresh else kept.subtree(self._root, capacity)
         del kept
         if copy is not None and copy.worth_keeping:
@@ -544,6 +566,20 @@ class FastMCTS:
 
     def _result(self, state: State, stats: RootStats, seconds: float) -> SearchResult:
         return build_result(state, stats, self.config.final_move, seconds, self.name)
+
+
+def _copy_seconds(tree: Tree, root: int) -> float:
+    """The most seconds copying the subtree under ``root`` could take (O(1), no walk).
+
+    Without transpositions the subtree has at most one node per visit of its
+    root and the root itself (an iteration adds at most one node, below the
+    nodes it passed through). With them it is a sub-DAG whose nodes may have
+    been reached through paths that pass its root by (measured on Connect
+    Four: twice as many nodes as its root's visits), so the whole tree bounds
+    it.
+    """
+    nodes = tree.nodes if tree.hashed else min(tree.nodes, int(tree.visits[root]) + 1)
+    return nodes * COPY_SECONDS_PER_NODE
 
 
 def check_searchable(state: State) -> None:
