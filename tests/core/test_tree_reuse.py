@@ -125,3 +125,19 @@ def test_searching_one_iteration_at_a_time_builds_the_tree_of_one_search() -> No
     assert stepped.tree is not None and whole.tree is not None
     assert stepped.tree.visits == 300
     assert shape(stepped.tree) == shape(whole.tree)
+
+
+@pytest.mark.parametrize(
+    ("budget", "limit"), [(Budget(memory_mb=0.05), "memory"), (Budget(max_nodes=100), "nodes")]
+)
+def test_a_kept_tree_past_a_smaller_size_limit_gets_no_simulation(
+    budget: Budget, limit: str
+) -> None:
+    # 2,001 nodes are charged about 0.46 MiB: over 0.05 MiB and 100 nodes. The tree is kept
+    # as it is and the result read from it, as the engine's docstring says.
+    mcts = MCTS(SearchConfig(seed=0))
+    state = position("")
+    first = mcts.search(state, Budget(iterations=2000))
+    again = mcts.search(state, budget)
+    assert (again.simulations, again.nodes, again.stopped_by) == (0, first.nodes, limit)
+    assert again.moves == first.moves and again.best_move == first.best_move

@@ -210,7 +210,9 @@ class MCTS:
     :data:`BYTES_PER_MOVE`). With ``config.reuse_tree`` the tree is
     kept: :meth:`advance` re-roots it, and a search of a position equal to
     the kept root continues it (the result's ``simulations`` counts this
-    search only, its ``nodes`` the whole tree). :meth:`reset` forgets the
+    search only, its ``nodes`` the whole tree; a kept tree already at a
+    smaller budget's ``memory_mb`` or ``max_nodes`` gets no simulation, and
+    the result is the kept tree's, stopped by that limit). :meth:`reset` forgets the
     tree; the random stream goes on (a new engine with the same seed
     restarts it).
     """
