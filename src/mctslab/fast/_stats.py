@@ -78,26 +78,24 @@ class RootStats:
             stats.lines[int(stats.moves[index])] = tree.line(nodes[index])
         return stats
 
-    def ranking(self, final_move: FinalMove, *, draws_apart: bool | None = None) -> np.ndarray:
+    def ranking(self, final_move: FinalMove) -> np.ndarray:
         """Indices of the moves, best first by ``final_move``; ties keep the tried order.
 
         Proven wins come first and proven losses last (MCTS-Solver's final
         move: a proven win is always played, a proven loss only when every
         move loses). Within each group, "visits": most visits, then higher
         mean (the robust child); "value": higher mean, then more visits. This
-        is the generic engine's order. With ``draws_apart`` (the search's
+        is the generic engine's order. With :attr:`draws_apart` (the search's
         ``prove_draws``, which stops visiting a proven draw so that its
-        siblings may be proven; None: this search's), where a move is a proven
+        siblings may be proven), where a move is a proven
         draw, the unproven moves whose mean is a draw or less come after it,
         their visits no longer comparable with its; a proven draw's mean is a
         half, whatever its playouts said before the proof.
         """
-        if draws_apart is None:
-            draws_apart = self.draws_apart
         means = self.value_sums / self.visits
         group = np.where(self.proven == WIN, 0, np.where(self.proven == LOSS, 3, 1))
         drawn = self.proven == DRAW
-        if draws_apart and drawn.any():
+        if self.draws_apart and drawn.any():
             means[drawn] = 0.5
             group[(self.proven == 0) & (means <= 0.5)] = 2
         if final_move == "visits":
