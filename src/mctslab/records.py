@@ -70,6 +70,7 @@ __all__ = [
     "player_tags",
     "recorded_ending",
     "result_tag",
+    "whole_number",
     "winner_tag",
 ]
 

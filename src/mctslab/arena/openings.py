@@ -31,7 +31,7 @@ import numpy as np
 
 from mctslab._validation import check_int
 from mctslab.core.config import Budget, SearchConfig
-from mctslab.games._base import State, first_line
+from mctslab.games._base import State, first_line, os_reason
 from mctslab.records import RecordError, parse_moves, read_text, strip_comment
 
 #: Simulations of the quick search that judges a random opening.
@@ -143,7 +143,7 @@ class FileOpenings:
             text = read_text(self.path)
         except (OSError, RecordError) as error:
             # An OSError's text repeats the path ("[Errno 2] No such file or directory: 'x'").
-            why = f"{error.strerror or error}." if isinstance(error, OSError) else str(error)
+            why = f"{os_reason(error)}." if isinstance(error, OSError) else str(error)
             raise ValueError(f"Cannot read the openings file {str(path)!r}: {why}") from None
         self.lines: list[tuple[str, ...]] = []
         for number, line in enumerate(text.splitlines(), start=1):

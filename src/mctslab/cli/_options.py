@@ -24,7 +24,7 @@ from mctslab._validation import physical_mib
 from mctslab.core.config import MAX_SEED, Budget, SearchConfig
 from mctslab.core.result import SearchResult
 from mctslab.games import State, available_games, make
-from mctslab.games._base import first_line
+from mctslab.games._base import first_line, os_reason
 from mctslab.games._registry import parameters
 from mctslab.players.mcts import ENGINES, MCTSPlayer
 from mctslab.protocols.gtp import GAMES as GTP_GAMES
@@ -262,7 +262,7 @@ def cannot_write(what: str, path: Path, error: OSError) -> str:
     """The message for ``what`` that could not be written to ``path``: a file where a folder
     should be is named, since making the folders says only "File exists" (or "Not a
     directory")."""
-    why = error.strerror or str(error)
+    why = os_reason(error)
     for folder in path.parents:
         if folder.exists():
             if not folder.is_dir():

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from mctslab.cli import _options as opt
 from mctslab.games import State, available_games
+from mctslab.games._base import os_reason
 from mctslab.records import GameRecord, RecordError, dump_record, load_record, read_text
 
 GameArgument = Annotated[str | None, opt.game_argument(available_games(), or_record=True)]
@@ -50,7 +51,7 @@ def read(path: Path) -> GameRecord:
     try:
         return load_record(read_text(path))
     except OSError as error:
-        opt.fail(f"cannot read the game record {path}: {error.strerror or error}.")
+        opt.fail(f"cannot read the game record {path}: {os_reason(error)}.")
     except RecordError as error:
         opt.fail(f"{path}: {error}")
 

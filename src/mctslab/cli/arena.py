@@ -30,6 +30,7 @@ from mctslab.arena.stats import SPRT
 from mctslab.cli import _options as opt
 from mctslab.core.config import MAX_SEED
 from mctslab.games import State
+from mctslab.games._base import os_reason
 
 PLAYER_HELP = (
     "A player, twice (A then B; scores are A's): KIND[:key=value,...]. Kinds: "
@@ -152,7 +153,7 @@ def arena(
         except ValueError as error:
             opt.fail(str(error))
         except OSError as error:
-            opt.fail(f"cannot write the record {path}: {error.strerror or error}.")
+            opt.fail(f"cannot write the record {path}: {os_reason(error)}.")
         resumed = _finished(match, record)
         if resumed:
             played = opt.counted(resumed, "game")

@@ -11,6 +11,7 @@ import typer
 
 from mctslab._extras import install_hint
 from mctslab.cli import _options as opt
+from mctslab.games._base import os_reason
 
 
 def serve(
@@ -76,4 +77,4 @@ def _check_free(host: str, port: int) -> None:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
             probe.bind((host, port))
     except OSError as error:
-        opt.fail(f"cannot listen on {host}:{port}: {error.strerror or error}.")
+        opt.fail(f"cannot listen on {host}:{port}: {os_reason(error)}.")

@@ -166,6 +166,12 @@ def first_line(error: BaseException) -> str:
     return str(error).split("\n", 1)[0]
 
 
+def os_reason(error: OSError) -> str:
+    """Why a file, socket or program could not be used, said once: the system's words
+    ("No such file or directory"), not OSError's text, which repeats the errno and path."""
+    return error.strerror or str(error)
+
+
 def check_move_sequence(moves: object, spec: Any) -> None:
     """Raise ValueError unless ``moves``, what a game's ``legal_moves()`` gave, is a sequence.
 

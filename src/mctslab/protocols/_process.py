@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO
 
 from mctslab._stdio import read_lines
+from mctslab.games._base import os_reason
 
 #: Lines of the engine's stderr (and of the conversation) quoted when it fails.
 TAIL_LINES = 8
@@ -114,8 +115,7 @@ class EngineProcess:
         except OSError as error:
             # The reason alone: an OSError's text repeats the errno and the program's path.
             raise EngineError(
-                f"Cannot start the {self.label} ({shlex.join(self.args)}): "
-                f"{error.strerror or error}."
+                f"Cannot start the {self.label} ({shlex.join(self.args)}): {os_reason(error)}."
             ) from error
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._stderr: deque[str] = deque(maxlen=TAIL_LINES)

@@ -324,6 +324,7 @@ async function exclusive(task) {
 // would bring the old game back, deleted by then. So is an error while the game is being
 // replaced: the server may have deleted it already ("Unknown game id"), and the message
 // would stay on the new game.
+//
 // Whether the request was answered without an error.
 async function send(path, body) {
   const id = game.id;
