@@ -404,7 +404,7 @@ class FastMCTS:
                     spec.num_actions,
                     spec.max_game_length,
                     solver,
-                    solver and config.prove_draws,
+                    tree.draws_apart,
                     self._tuned,
                     config.transpositions,
                     rave,
@@ -466,7 +466,7 @@ class FastMCTS:
         simulations = int(tree.visits[0]) - first_visits
         return RootStats.of_tree(tree, simulations, stopped_by, config.final_move, lines)
 
-    def _tree_for(self, state: State, capacity: int, seconds: float | None = None) -> Tree:
+    def _tree_for(self, state: State, capacity: int, seconds: float | None) -> Tree:
         """The kept subtree when ``state`` equals its root and it fits, else a fresh tree.
 
         A kept tree whose counts are near their limit (less than half of

@@ -16,7 +16,7 @@ import numpy as np
 from mctslab.core.config import FinalMove
 from mctslab.core.result import MoveStats, ProvenOutcome, SearchResult
 from mctslab.fast._loop import DRAW, LOSS, WIN
-from mctslab.fast._tree import Tree
+from mctslab.fast._tree import Tree, ranked
 from mctslab.games._base import State
 
 #: Root moves whose lines below a worker sends with each report: the merged
@@ -79,28 +79,10 @@ class RootStats:
         return stats
 
     def ranking(self, final_move: FinalMove) -> np.ndarray:
-        """Indices of the moves, best first by ``final_move``; ties keep the tried order.
-
-        Proven wins come first and proven losses last (MCTS-Solver's final
-        move: a proven win is always played, a proven loss only when every
-        move loses). Within each group, "visits": most visits, then higher
-        mean (the robust child); "value": higher mean, then more visits. This
-        is the generic engine's order. With :attr:`draws_apart` (the search's
-        ``prove_draws``, which stops visiting a proven draw so that its
-        siblings may be proven), where a move is a proven
-        draw, the unproven moves whose mean is a draw or less come after it,
-        their visits no longer comparable with its; a proven draw's mean is a
-        half, whatever its playouts said before the proof.
-        """
+        """Indices of the moves, best first by ``final_move`` (:func:`~mctslab.fast._tree.ranked`,
+        with this search's :attr:`draws_apart`)."""
         means = self.value_sums / self.visits
-        group = np.where(self.proven == WIN, 0, np.where(self.proven == LOSS, 3, 1))
-        drawn = self.proven == DRAW
-        if self.draws_apart and drawn.any():
-            means[drawn] = 0.5
-            group[(self.proven == 0) & (means <= 0.5)] = 2
-        if final_move == "visits":
-            return np.lexsort((-means, -self.visits, group))
-        return np.lexsort((-self.visits, -means, group))
+        return ranked(self.visits, means, self.proven, final_move, self.draws_apart)
 
 
 def merge(parts: Sequence[RootStats], num_actions: int, stopped_by: str | None) -> RootStats:

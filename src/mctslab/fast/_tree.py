@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mctslab.core.config import FinalMove
 from mctslab.fast._loop import (
     ALIAS,
     DRAW,
@@ -86,6 +87,36 @@ def bytes_per_node(*, tuned: bool, hashed: bool, solver: bool = True, rave: bool
     if rave:
         extra += SLOT_BYTES
     return BYTES_PER_NODE + extra
+
+
+def ranked(
+    visits: np.ndarray,
+    means: np.ndarray,
+    proven: np.ndarray,
+    final_move: FinalMove,
+    draws_apart: bool,
+) -> np.ndarray:
+    """Indices of a node's children, best first by ``final_move``; ties keep their order.
+
+    Proven wins come first and proven losses last (MCTS-Solver's final
+    move: a proven win is always played, a proven loss only when every move
+    loses). Within each group, "visits": most visits, then higher mean (the
+    robust child); "value": higher mean, then more visits. This is the
+    generic engine's order. With ``draws_apart`` (the search's
+    ``prove_draws``, which stops visiting a proven draw so that its siblings
+    may be proven), where a child is a proven draw, the unproven children
+    whose mean is a draw or less come after it, their visits no longer
+    comparable with its; a proven draw's mean is a half, whatever its
+    playouts said before the proof.
+    """
+    group = np.where(proven == WIN, 0, np.where(proven == LOSS, 3, 1))
+    drawn = proven == DRAW
+    if draws_apart and drawn.any():
+        means = np.where(drawn, 0.5, means)
+        group[(proven == 0) & (means <= 0.5)] = 2
+    if final_move == "visits":
+        return np.lexsort((-means, -visits, group))
+    return np.lexsort((-visits, -means, group))
 
 
 class Tree:
@@ -278,33 +309,18 @@ class Tree:
         return self.node_of(slots.start + int(found[0])) if found.size else None
 
     def best_child(self, node: int) -> int | None:
-        """The slot of the best child, or None: the final-move rule of MCTS-Solver.
-
-        A proven win first and a proven loss last (with the solver), then the
-        most visited, ties to the higher mean, then the earlier. With
-        :attr:`draws_apart` (``prove_draws``: a proven draw is no longer visited),
-        a proven draw, counted as worth a half, comes before the unproven
-        children worth no more (as at the root, :meth:`RootStats.ranking`).
-        A slot, not a node: its move is the one played from ``node``. Plain
-        Python: lines (principal variations) walk it once per move, and most
-        nodes have few children.
+        """The slot of the best child, or None: the final-move rule of MCTS-Solver, the most
+        visited first (:func:`ranked`, as at the root). A slot, not a node: its move is the
+        one played from ``node``.
         """
         slots = self.children(node)
+        if not slots:
+            return None
         targets = [self.node_of(slot) for slot in slots]
-        drawn = self.draws_apart and any(self.proven[t] == DRAW for t in targets)
-        best = None
-        best_key = (0, 0, 0.0)
-        for slot, target in zip(slots, targets, strict=True):
-            visits = int(self.visits[target])
-            proven = int(self.proven[target]) if self.solver else 0
-            mean = 0.5 if proven == DRAW and drawn else self.mean(target)
-            group = 3 if proven == WIN else 0 if proven == LOSS else 2
-            if drawn and proven == 0 and mean <= 0.5:
-                group = 1
-            key = (group, visits, mean)
-            if best is None or key > best_key:
-                best, best_key = slot, key
-        return best
+        proven = self.proven[targets] if self.solver else np.zeros(len(targets), np.int8)
+        means = np.array([self.mean(target) for target in targets])
+        order = ranked(self.visits[targets], means, proven, "visits", self.draws_apart)
+        return slots[int(order[0])]
 
     def line(self, node: int) -> tuple[int, ...]:
         """Moves of the principal variation below ``node`` (the best child at each step)."""
